@@ -115,6 +115,16 @@ def assign_variable_op(resource, value, name=None):
     return None
 
 
+def _update_in_place(update, value):
+    """Run `storage.<op>_(value)` outside autograd (no_grad only when autograd is involved:
+    entering it costs more than a small update)."""
+    if update.__self__.requires_grad or value.requires_grad:
+        with torch.no_grad():
+            update(value)
+    else:
+        update(value)
+
+
 def _check_same_shape(storage, value):
     if storage.shape != value.shape:
         raise errors.InvalidArgumentError(
@@ -127,8 +137,7 @@ def assign_add_variable_op(resource, value, name=None):
     storage = variable_storage(resource)
     value = to_torch(value)
     _check_same_shape(storage, value)
-    with torch.no_grad():
-        storage.add_(value)
+    _update_in_place(storage.add_, value)
     return None
 
 
@@ -137,8 +146,7 @@ def assign_sub_variable_op(resource, value, name=None):
     storage = variable_storage(resource)
     value = to_torch(value)
     _check_same_shape(storage, value)
-    with torch.no_grad():
-        storage.sub_(value)
+    _update_in_place(storage.sub_, value)
     return None
 
 

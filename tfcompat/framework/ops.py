@@ -323,7 +323,10 @@ def op(*paths, v1=(), v2=(), graph_name=None):
         def wrapper(*args, **kwargs):
             if _state.building_graph:
                 return _graph().record(fn, op_type, args, kwargs)
-            return wrap(fn(*args, **kwargs))
+            result = fn(*args, **kwargs)
+            if type(result) is torch.Tensor:
+                return EagerTensor(result)
+            return wrap(result)
 
         wrapper._tfcompat_impl = fn
         wrapper._tfcompat_op_type = op_type

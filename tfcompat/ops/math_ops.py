@@ -590,6 +590,8 @@ def _pick(new_name, new_value, old_name, old_value):
 def _axis_list(axis):
     if axis is None:
         return None
+    if type(axis) is int:
+        return [axis]
     if is_tensor_value(axis) or isinstance(axis, (np.ndarray, np.generic, torch.Tensor)):
         axis = to_torch(axis).tolist() if not isinstance(axis, (np.ndarray, np.generic)) \
             else axis.tolist()
@@ -650,6 +652,8 @@ def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_ind
     if not dims:
         return _identity(input_tensor, t)
     if _is_float(t):
+        if not keepdims and len(dims) == t.ndim:
+            return torch.mean(t)
         return torch.mean(t, dims, keepdim=keepdims)
     count = 1
     for d in dims:
@@ -1211,6 +1215,14 @@ def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPE
                         pass  # the general path below raises TF's error
             elif (cls is float or cls is int) and a.dtype in _FLOAT_DTYPES:
                 return EagerTensor(fast(a, other))
+            elif not reverse:
+                read = getattr(other, "_tfcompat_tensor_", None)   # a variable
+                b = read() if read is not None else None
+                if b is not None and a.dtype is b.dtype and a.dtype in fast_dtypes:
+                    try:
+                        return EagerTensor(fast(a, b))
+                    except RuntimeError:
+                        pass
         if _state.building_graph:
             return fn(other, self) if reverse else fn(self, other)
         try:

@@ -47,8 +47,11 @@ def _int_list(value):
 
 def _is_concrete(t):
     """False for fake tensors (graph-mode shape inference) and while torch.compile traces."""
-    from torch._subclasses.fake_tensor import FakeTensor
-    return not isinstance(t, FakeTensor) and not torch.compiler.is_compiling()
+    if type(t) is not torch.Tensor:
+        from torch._subclasses.fake_tensor import FakeTensor
+        if isinstance(t, FakeTensor):
+            return False
+    return not torch.compiler.is_compiling()
 
 
 def _resolve_axis(primary, legacy, default, names=("axis", "dim")):
@@ -412,20 +415,35 @@ def _sparse_softmax_xent(labels, logits):
                          "shape of logits except for the last dimension (received %s)."
                          % (tuple(y.shape), tuple(x.shape)))
     classes = x.shape[-1]
-    valid = (y >= 0) & (y < classes)
-    # CPU raises like TF's CPU kernel; on a GPU (no host sync) bad labels give NaN, as in TF.
-    if y.device.type == "cpu" and _is_concrete(y) and not bool(valid.all()):
-        bad = y[~valid].reshape(-1)[0].item()
-        raise errors.InvalidArgumentError(
-            "Received a label value of %d which is outside the valid range of [0, %d).  "
-            "Label values: %s" % (bad, classes, " ".join(str(v) for v in y.reshape(-1).tolist())))
-    safe = torch.where(valid, y, 0).long()
     precise = _upcast(x)
-    loss = F.cross_entropy(precise.reshape(-1, classes), safe.reshape(-1),
-                           reduction="none").reshape(y.shape)
-    if y.device.type != "cpu":
+    if precise.ndim != 2:
+        precise = precise.reshape(-1, classes)
+    target = (y if y.ndim == 1 else y.reshape(-1)).long()
+    if y.device.type == "cpu" and _is_concrete(y):
+        # torch's CPU kernel checks the range (like TF's CPU kernel); nothing is ignored.
+        try:
+            loss = F.cross_entropy(precise, target, reduction="none", ignore_index=_NO_LABEL)
+        except IndexError:
+            raise _label_range_error(y, classes) from None
+    else:
+        # On a GPU (no host sync) or while tracing, bad labels give NaN, as TF's GPU kernel.
+        valid = (target >= 0) & (target < classes)
+        loss = F.cross_entropy(precise, torch.where(valid, target, 0), reduction="none")
         loss = torch.where(valid, loss, float("nan"))
-    return loss.to(x.dtype)
+    if y.ndim != 1:
+        loss = loss.reshape(y.shape)
+    return loss if loss.dtype is x.dtype else loss.to(x.dtype)
+
+
+_NO_LABEL = -2 ** 63  # an ignore_index no label can take: every label is checked
+
+
+def _label_range_error(y, classes):
+    labels = y.reshape(-1).tolist()
+    bad = next(v for v in labels if not 0 <= v < classes)
+    return errors.InvalidArgumentError(
+        "Received a label value of %d which is outside the valid range of [0, %d).  "
+        "Label values: %s" % (bad, classes, " ".join(str(v) for v in labels)))
 
 
 @op(v1=["nn.sparse_softmax_cross_entropy_with_logits"])
