@@ -36,22 +36,16 @@ def timed(fn):
     return time.perf_counter() - start
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--tensors", type=int, default=25)
-    parser.add_argument("--size", type=int, default=4 * 1024 * 1024)
-    parser.add_argument("--dir", default=None, help="where to write (default: a temp dir)")
-    args = parser.parse_args()
-
+def measure(tensors, size, repeats, directory=None):
+    """Median seconds of each save/restore variant, and the checkpoint size in MB."""
     gen = torch.Generator().manual_seed(0)
-    values = [torch.randn(args.size, generator=gen) for _ in range(args.tensors)]
+    values = [torch.randn(size, generator=gen) for _ in range(tensors)]
     variables = [tf.Variable(v, name="layer_%02d/kernel" % i) for i, v in enumerate(values)]
     saver = v1.train.Saver(variables, max_to_keep=1)
     targets = {"layer_%02d/kernel" % i: torch.empty_like(v) for i, v in enumerate(values)}
     mb = sum(v.numel() * 4 for v in values) / 2 ** 20
 
-    with tempfile.TemporaryDirectory(dir=args.dir) as d:
+    with tempfile.TemporaryDirectory(dir=directory) as d:
         ours = os.path.join(d, "ours.ckpt")
         theirs = os.path.join(d, "torch.pt")
         tf_prefix = os.path.join(d, "tf.ckpt")
@@ -80,7 +74,7 @@ def main():
 
         times = {k: [] for k in ("ours save", "torch.save", "torch.save+fsync", "ours restore",
                                  "torch.load+copy", "TF-format restore")}
-        for step in range(args.repeats):
+        for step in range(repeats):
             times["ours save"].append(timed(lambda: saver.save(None, ours, global_step=step)))
             times["torch.save"].append(timed(lambda: torch_save(False)))
             times["torch.save+fsync"].append(timed(lambda: torch_save(True)))
@@ -91,9 +85,19 @@ def main():
         for v, want in zip(variables, values):
             assert torch.equal(v._leaf, want)
 
+    return {k: statistics.median(v) for k, v in times.items()}, mb
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--tensors", type=int, default=25)
+    parser.add_argument("--size", type=int, default=4 * 1024 * 1024)
+    parser.add_argument("--dir", default=None, help="where to write (default: a temp dir)")
+    args = parser.parse_args()
+    med, mb = measure(args.tensors, args.size, args.repeats, args.dir)
     print("%d tensors x %d float32 = %.0f MB, %d interleaved repeats, medians:"
           % (args.tensors, args.size, mb, args.repeats))
-    med = {k: statistics.median(v) for k, v in times.items()}
     for k, m in med.items():
         print("  %-18s %7.3f s  %7.0f MB/s" % (k, m, mb / m))
     print("ratios: save ours/torch.save %.2fx, ours/torch.save+fsync %.2fx; restore "

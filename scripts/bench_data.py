@@ -16,12 +16,6 @@ import time
 import numpy as np
 
 import tfcompat as tf
-import tfcompat.core.example  # noqa: F401 - until tfcompat/__init__ imports these modules
-import tfcompat.data  # noqa: F401
-import tfcompat.io  # noqa: F401
-from tfcompat import _api
-
-_api.build_namespaces("tfcompat")
 
 
 def write(path, n):
@@ -61,27 +55,37 @@ def run(dataset):
     return count, time.perf_counter() - start
 
 
+PIPELINES = {
+    "map(parse_single_example) -> batch(64)": lambda path: tf.data.TFRecordDataset(path)
+    .map(parse_one, num_parallel_calls=tf.data.AUTOTUNE).batch(64).prefetch(1),
+    "batch(64) -> map(parse_example)": lambda path: tf.data.TFRecordDataset(path)
+    .batch(64).map(parse_batch, num_parallel_calls=tf.data.AUTOTUNE).prefetch(1),
+}
+
+
+def measure(records, repeats):
+    """Best records/second of each pipeline over `repeats` full passes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.tfrecord")
+        write(path, records)
+        rates = {}
+        for name, make in PIPELINES.items():
+            best = 0.0
+            for _ in range(repeats):
+                count, seconds = run(make(path))
+                assert count == records, count
+                best = max(best, count / seconds)
+            rates[name] = best
+        return rates
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "bench.tfrecord")
-        write(path, args.records)
-        pipelines = {
-            "map(parse_single_example) -> batch(64)": lambda: tf.data.TFRecordDataset(path)
-            .map(parse_one, num_parallel_calls=tf.data.AUTOTUNE).batch(64).prefetch(1),
-            "batch(64) -> map(parse_example)": lambda: tf.data.TFRecordDataset(path)
-            .batch(64).map(parse_batch, num_parallel_calls=tf.data.AUTOTUNE).prefetch(1),
-        }
-        for name, make in pipelines.items():
-            best = 0.0
-            for _ in range(args.repeats):
-                count, seconds = run(make())
-                assert count == args.records, count
-                best = max(best, count / seconds)
-            print("%-42s %10.0f records/s" % (name, best))
+    for name, rate in measure(args.records, args.repeats).items():
+        print("%-42s %10.0f records/s" % (name, rate))
 
 
 if __name__ == "__main__":

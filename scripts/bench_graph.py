@@ -120,14 +120,16 @@ def with_compile_env(value, fn):
             os.environ["TFCOMPAT_COMPILE"] = saved
 
 
-def bench(name, forward_tf, forward_torch, x, labels, weights, shape, args):
+def measure(forward_tf, forward_torch, x, labels, weights, shape, repeats, inner,
+            compile_variants=True):
+    """Median seconds per step of each variant, and compile+first-step seconds."""
     steps = {
         "torch eager": torch_step(forward_torch, x, labels, weights),
         "tfcompat eager": tf_eager_step(forward_tf, x, labels, weights),
         "tfcompat graph": tf_graph_step(forward_tf, x, labels, weights, shape),
     }
     compile_seconds = {}
-    if not args.no_compile:
+    if compile_variants:
         torch._dynamo.config.trace_autograd_ops = True
         compiled = torch.compile(torch_step(forward_torch, x, labels, weights))
         compile_seconds["torch.compile"] = first_call_seconds(compiled)
@@ -139,22 +141,25 @@ def bench(name, forward_tf, forward_torch, x, labels, weights, shape, args):
     times = {k: [] for k in steps}
     for step_name, step in steps.items():
         env = "1" if step_name == "tfcompat graph compiled" else "0"
-        with_compile_env(env, lambda: per_step(step, max(1, args.inner // 5)))
-    for _ in range(args.repeats):
+        with_compile_env(env, lambda: per_step(step, max(1, inner // 5)))
+    for _ in range(repeats):
         for step_name, step in steps.items():
             env = "1" if step_name == "tfcompat graph compiled" else "0"
-            times[step_name].append(with_compile_env(env, lambda: per_step(step, args.inner)))
-    base = statistics.median(times["torch eager"])
+            times[step_name].append(with_compile_env(env, lambda: per_step(step, inner)))
+    return {k: statistics.median(v) for k, v in times.items()}, compile_seconds
+
+
+def bench(name, forward_tf, forward_torch, x, labels, weights, shape, args):
+    medians, compile_seconds = measure(forward_tf, forward_torch, x, labels, weights, shape,
+                                       args.repeats, args.inner, not args.no_compile)
+    base = medians["torch eager"]
     print("\n%s (ms/step, median of %d x %d)" % (name, args.repeats, args.inner))
-    for step_name, values in times.items():
-        median = statistics.median(values)
+    for step_name, median in medians.items():
         print("  %-26s %9.3f   %5.2fx torch eager" % (step_name, median * 1e3, median / base))
     for step_name, seconds in compile_seconds.items():
         print("  compile+first step: %-22s %6.1f s" % (step_name, seconds))
-    eager = statistics.median(times["tfcompat eager"])
-    graph = statistics.median(times["tfcompat graph"])
     print("  1000 steps: tfcompat eager %.2f s, graph (default policy) %.2f s"
-          % (1000 * eager, 1000 * graph))
+          % (1000 * medians["tfcompat eager"], 1000 * medians["tfcompat graph"]))
 
 
 def main():

@@ -19,7 +19,6 @@ import tfcompat as tf
 from tfcompat.summary import contrib_summary, summary_v2
 
 
-
 def build_step(device):
     rng = np.random.RandomState(0)
     with tf.device(device):
@@ -39,13 +38,9 @@ def build_step(device):
     return step
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blocks", type=int, default=15)
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    args = parser.parse_args()
-    device = "/gpu:0" if args.device == "cuda" else "/cpu:0"
+def measure(blocks, steps, device_kind):
+    """Median seconds per step without logging and with each writer."""
+    device = "/gpu:0" if device_kind == "cuda" else "/cpu:0"
     train_step = build_step(device)
     logdir = tempfile.mkdtemp(prefix="bench_summary_")
     writer_v2 = summary_v2.create_file_writer(logdir + "/v2")
@@ -69,28 +64,37 @@ def main():
     for name, (fn, _) in variants.items():      # warm up
         for _ in range(20):
             fn()
-    for _ in range(args.blocks):
+    for _ in range(blocks):
         for name, (fn, writer) in variants.items():
-            if args.device == "cuda":
+            if device_kind == "cuda":
                 torch.cuda.synchronize()
             old = summary_v2.state.writer
             summary_v2.state.writer = writer
             with summary_v2.record_if(True):
                 start = time.perf_counter()
-                for _ in range(args.steps):
+                for _ in range(steps):
                     fn()
                     counter[0] += 1
-                if args.device == "cuda":
+                if device_kind == "cuda":
                     torch.cuda.synchronize()
-                times[name].append((time.perf_counter() - start) / args.steps)
+                times[name].append((time.perf_counter() - start) / steps)
             summary_v2.state.writer = old
     writer_v2.close()
     writer_contrib.close()
-    base = statistics.median(times["no logging"])
+    return {name: statistics.median(samples) for name, samples in times.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blocks", type=int, default=15)
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = parser.parse_args()
+    medians = measure(args.blocks, args.steps, args.device)
+    base = medians["no logging"]
     print("device %s, %d blocks x %d steps, medians per step:" % (
         args.device, args.blocks, args.steps))
-    for name, samples in times.items():
-        median = statistics.median(samples)
+    for name, median in medians.items():
         print("  %-24s %8.1f us   %+6.1f%%" % (name, median * 1e6, 100 * (median / base - 1)))
 
 

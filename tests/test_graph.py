@@ -81,3 +81,20 @@ def test_executing_eagerly_reflects_graph_building():
     with Graph().as_default():
         assert not tf.executing_eagerly()
     assert tf.executing_eagerly()
+
+
+def test_variables_created_under_control_dependencies_initialize_without_them():
+    """TF's init_scope clears control dependencies: a variable (or an optimizer slot) made
+    inside `tf.control_dependencies([op])` initializes without running op's inputs."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [2])
+        update = tf.reduce_sum(x)
+        with tf.control_dependencies([update]):
+            v = tf.Variable([1.0, 2.0])
+            train = tf.compat.v1.train.MomentumOptimizer(0.1, 0.9).minimize(
+                tf.reduce_sum(v * x))
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            sess.run(train, {x: [1.0, 1.0]})
+            np.testing.assert_allclose(sess.run(v), [0.9, 1.9])

@@ -877,6 +877,10 @@ class _Builder(object):
         return get_default_graph().current_scope()
 
     @staticmethod
+    def control_dependencies_cleared():
+        return get_default_graph().control_dependencies(None)
+
+    @staticmethod
     def name_scope(name):
         return get_default_graph().name_scope(name)
 

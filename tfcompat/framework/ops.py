@@ -420,16 +420,22 @@ def variable_storage(value):
 @tf_export("init_scope")
 @contextlib.contextmanager
 def init_scope():
-    """Leave every function graph being traced, as TF's `tf.init_scope` does.
+    """Leave every function graph being traced and clear control dependencies, as TF's
+    `tf.init_scope` does.
 
     Variables created while a tf.function traces are created here, in the eager context
-    (or the outermost TF1 graph), so they outlive the trace.
+    (or the outermost TF1 graph), so they outlive the trace; their initializers never wait
+    for the ops of an enclosing `tf.control_dependencies` block.
     """
     saved = list(_state.graph_stack)
     _state.graph_stack[:] = [g for g in saved if not getattr(g, "building_function", False)]
     context._refresh()
     try:
-        yield
+        if _state.building_graph:
+            with _graph().control_dependencies_cleared():
+                yield
+        else:
+            yield
     finally:
         _state.graph_stack[:] = saved
         context._refresh()

@@ -344,7 +344,7 @@ def emit(build, inputs, step, default_recording, op_type, name=None):
     def run(condition_value, step_value, *values):
         if not _truth(condition_value):
             return _FALSE
-        result = build(*values)
+        result = build(*[v.detach() if isinstance(v, torch.Tensor) else v for v in values])
         step_number = _int(step_value)
         for proto in result if isinstance(result, list) else [result]:
             if isinstance(proto, event_pb2.Event):
