@@ -25,15 +25,17 @@ def _batch_norm_train(x, gamma, beta, axes, epsilon, bessel):
     """Normalize with the batch statistics; returns (y, mean, variance for the moving average)."""
     t = ops.to_torch(x)
     reduce = [i for i in range(t.ndim) if i not in axes]
+    count = 1
+    for i in reduce:
+        count *= t.shape[i]
+    if len(axes) == 1 and count > 1 and t.dtype in (torch.float32, torch.float64):
+        return _fused_batch_norm_train(t, gamma, beta, axes[0], epsilon, bessel, count)
     var, mean = torch.var_mean(t, dim=reduce, unbiased=False, keepdim=True)
     y = (t - mean) * torch.rsqrt(var + epsilon)
     if gamma is not None:
         y = y * _broadcast(ops.to_torch(gamma), t.ndim, axes)
     if beta is not None:
         y = y + _broadcast(ops.to_torch(beta), t.ndim, axes)
-    count = 1
-    for i in reduce:
-        count *= t.shape[i]
     shape = [t.shape[a] for a in axes]
     batch_var = var.reshape(shape)
     if bessel:
@@ -41,9 +43,33 @@ def _batch_norm_train(x, gamma, beta, axes, epsilon, bessel):
     return y, mean.reshape(shape).detach(), batch_var.detach()
 
 
+def _fused_batch_norm_train(t, gamma, beta, axis, epsilon, bessel, count):
+    """torch's fused batch norm over every dim but `axis` (moved to dim 1 as a view: NHWC
+    runs as channels_last). Fresh running buffers with momentum 1 receive the batch mean and
+    the unbiased batch variance, as TF's fused kernel returns them."""
+    channels = t.shape[axis]
+    moved = t.movedim(axis, 1) if axis != 1 else t
+    mean = torch.zeros(channels, dtype=t.dtype, device=t.device)
+    var = torch.ones(channels, dtype=t.dtype, device=t.device)
+    y = torch.nn.functional.batch_norm(
+        moved, mean, var, None if gamma is None else ops.to_torch(gamma).reshape(-1),
+        None if beta is None else ops.to_torch(beta).reshape(-1), True, 1.0, epsilon)
+    if not bessel:
+        var = var * ((count - 1) / count)
+    return (y.movedim(1, axis) if axis != 1 else y), mean, var
+
+
 @ops.op(graph_name="FusedBatchNormV3")
 def _batch_norm_infer(x, mean, variance, gamma, beta, axes, epsilon):
     t = ops.to_torch(x)
+    if len(axes) == 1 and t.dtype in (torch.float32, torch.float64):
+        axis = axes[0]
+        y = torch.nn.functional.batch_norm(
+            t.movedim(axis, 1), ops.to_torch(mean).reshape(-1),
+            ops.to_torch(variance).reshape(-1),
+            None if gamma is None else ops.to_torch(gamma).reshape(-1),
+            None if beta is None else ops.to_torch(beta).reshape(-1), False, 0.0, epsilon)
+        return y.movedim(1, axis)
     y = (t - _broadcast(ops.to_torch(mean), t.ndim, axes)) * torch.rsqrt(
         _broadcast(ops.to_torch(variance), t.ndim, axes) + epsilon)
     if gamma is not None:
