@@ -98,3 +98,43 @@ def test_variables_created_under_control_dependencies_initialize_without_them():
             sess.run(tf.compat.v1.global_variables_initializer())
             sess.run(train, {x: [1.0, 1.0]})
             np.testing.assert_allclose(sess.run(v), [0.9, 1.9])
+
+
+def test_string_placeholders_flow_through_array_ops_in_graphs():
+    graph = tf.Graph()
+    with graph.as_default():
+        s = tf.compat.v1.placeholder(tf.string, [None])
+        expanded = tf.expand_dims(s, -1)
+        gathered = tf.gather(s, [1, 0])
+        stacked = tf.stack([s, s])
+        numbers = tf.strings.to_number(s)
+        names = tf.Variable(["a", "b"])
+        assert expanded.shape.rank == 2 and expanded.shape.as_list()[0] is None
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            feed = {s: ["1", "2"]}
+            assert sess.run(expanded, feed).tolist() == [[b"1"], [b"2"]]
+            assert sess.run(gathered, feed).tolist() == [b"2", b"1"]
+            assert sess.run(stacked, feed).tolist() == [[b"1", b"2"]] * 2
+            np.testing.assert_allclose(sess.run(numbers, feed), [1.0, 2.0])
+            assert sess.run(names).tolist() == [b"a", b"b"]
+
+
+def test_report_uninitialized_variables_and_graph_checks():
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf.compat.v1.get_variable(
+            "w", [3, 4], initializer=tf.compat.v1.truncated_normal_initializer(stddev=0.1))
+        x = tf.compat.v1.placeholder(tf.float32, [None])
+        check = tf.compat.v1.assert_less(x, 5.0)
+        with tf.control_dependencies([check]):
+            y = tf.identity(x)
+        report = tf.compat.v1.report_uninitialized_variables()
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(report).tolist() == [b"w"]
+            sess.run(tf.compat.v1.global_variables_initializer())
+            assert sess.run(report).tolist() == []
+            assert np.abs(sess.run(w)).max() <= 0.2      # truncated at two stddevs
+            np.testing.assert_allclose(sess.run(y, {x: [1.0, 2.0]}), [1.0, 2.0])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="x < y"):
+                sess.run(y, {x: [7.0]})

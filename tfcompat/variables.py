@@ -822,8 +822,19 @@ def assert_variables_initialized(var_list=None):
 
 @tf_export(v1=["report_uninitialized_variables"])
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
-    """Eager: an empty string tensor (every variable is initialized on creation)."""
+    """The names (1-D string tensor) of the variables in `var_list` (default: global and
+    local variables) that the running session has not initialized; eager: empty."""
     if not _state.building_graph:
         return EagerTensor(np.empty((0,), dtype=object))
-    raise NotImplementedError("tf.report_uninitialized_variables is not implemented by "
-                              "tfcompat in graph mode")
+    from tfcompat.client.session import running_session
+    from tfcompat.framework.graph import get_default_graph
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    var_list = list(var_list)
+
+    def report():
+        session = running_session()
+        names = [v.op.name.encode() for v in var_list if not session._is_initialized(v)]
+        return np.array(names, dtype=object).reshape(-1)
+    return get_default_graph().record_custom(report, "ReportUninitializedVariables", [],
+                                             np.empty((0,), dtype=object), name)

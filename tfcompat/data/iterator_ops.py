@@ -93,9 +93,6 @@ def _fake_leaves(graph, spec):
 
 def make_fake(graph, dtype, shape):
     """A fake value with `dtype` and (partly unknown) `shape` for `Graph.record_custom`."""
-    if dtype is dtypes.string:
-        dims = shape.as_list() if shape.rank is not None else []
-        return np.empty([d if d is not None else 1 for d in dims], dtype=object)
     return graph._fake_for_shape(shape, dtype)
 
 

@@ -376,7 +376,12 @@ class Graph(object):
 
     def _fake_for_shape(self, shape, dtype):
         if dtype is dtypes.string:
-            return np.empty((), dtype=object)
+            # numpy has no symbolic sizes: unknown dims take stand-in sizes, and the static
+            # shapes of what is computed from such a tensor are marked unknown (see record).
+            # The stand-in value "0" also parses as a number, for ops that read the values.
+            dims = shape.as_list() if shape.rank is not None else []
+            return np.full([d if d is not None else 2 * i + 3 for i, d in enumerate(dims)],
+                           b"0", dtype=object)
         if shape.rank is None:
             # Unknown rank: shape inference sees a scalar; static shapes of tensors computed
             # from it are reported as unknown (see record).
@@ -397,9 +402,14 @@ class Graph(object):
             storage = variable._storage_meta()
             node = self._placeholder_node("var")
             operation = self._new_op("VarHandleOp", variable._graph_op_name(), node, [])
-            fake = storage if getattr(storage, "fake_mode", None) is self._fake_mode \
-                else self._fake_mode.from_tensor(storage, static_shapes=True)
-            tensor = SymbolicTensor(operation, 0, fake)
+            if isinstance(storage, np.ndarray):     # a string variable
+                fake = np.full(storage.shape, b"0", dtype=object)
+            elif getattr(storage, "fake_mode", None) is self._fake_mode:
+                fake = storage
+            else:
+                fake = self._fake_mode.from_tensor(storage, static_shapes=True)
+            tensor = SymbolicTensor(operation, 0, fake, dtypes.string
+                                    if isinstance(storage, np.ndarray) else None)
             node.meta["input_kind"] = "variable"
             node.meta["variable"] = variable
             node.meta["tf_tensor"] = tensor
@@ -495,6 +505,10 @@ class Graph(object):
         if any(t._static.rank is None for t in inputs):
             for tensor in operation.outputs:
                 tensor._static = TensorShape(None)
+        elif any(t._dtype is dtypes.string and not t._static.is_fully_defined()
+                 for t in inputs):
+            for tensor in operation.outputs:
+                tensor._static = TensorShape([None] * tensor._static.rank)
         return outputs
 
     def _outputs(self, operation, node, fake_out):

@@ -163,6 +163,8 @@ def _restore(result, table):
         return result
     if isinstance(result, (list, tuple)):
         return type(result)(_restore(r, table) for r in result)
+    if isinstance(result, FakeTensor):  # building a graph: only the shape matters
+        return np.full(tuple(int(d) for d in result.shape), b"0", dtype=object)
     out = np.empty(tuple(result.shape), dtype=object)
     out[...] = table[result.numpy()] if result.ndim else table[int(result)]
     return out

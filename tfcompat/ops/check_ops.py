@@ -60,9 +60,14 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
 
 def _comparison(torch_fn, symbol):
     def check(x, y, message, summarize, name):
-        x, y = ops.binary_operands(x, y, symbol)
+        if _state.building_graph:   # operands are converted when the check runs
+            x = ops.convert_to_tensor(x)
+            y = ops.convert_to_tensor(y, dtype_hint=x.dtype)
+        else:
+            x, y = ops.binary_operands(x, y, symbol)
 
         def fails(xv, yv):
+            xv, yv = ops.binary_operands(xv, yv, symbol)
             if xv.numel() == 0 or yv.numel() == 0 or bool(torch.all(torch_fn(xv, yv))):
                 return None
             return "Condition x %s y did not hold element-wise: x = %s y = %s" % (

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, random_seed
@@ -70,8 +71,9 @@ def _normal(shape, mean, stddev, dtype, gen, device):
 def _truncated_normal(shape, mean, stddev, dtype, gen, device):
     """Normal values more than two standard deviations from the mean are redrawn."""
     t = torch.empty(shape, dtype=_work_dtype(dtype), device=device)
-    torch.nn.init.trunc_normal_(t, mean, stddev, mean - 2 * stddev, mean + 2 * stddev,
-                                generator=gen)
+    if not isinstance(t, FakeTensor):   # a graph being built needs only the shape
+        torch.nn.init.trunc_normal_(t, mean, stddev, mean - 2 * stddev, mean + 2 * stddev,
+                                    generator=gen)
     return t.to(dtype.torch_dtype)
 
 

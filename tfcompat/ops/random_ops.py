@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat.framework import context, dtypes, errors, random_seed
 from tfcompat.framework.ops import is_tensor_value, op, to_torch
@@ -138,6 +139,10 @@ def random_shuffle(value, seed=None, name=None):
     t = to_torch(value)
     if t.ndim == 0:
         return t
+    if isinstance(t, np.ndarray):       # strings: permute positions, then the array
+        keys = torch.empty(t.shape[0]).uniform_(
+            generator=random_seed.generator(seed, torch.device("cpu")))
+        return t if isinstance(keys, FakeTensor) else t[torch.argsort(keys).numpy()]
     # argsort of uniform keys: randperm would fix an unknown first dimension in graph mode
     keys = torch.empty(t.shape[0], device=t.device).uniform_(
         generator=random_seed.generator(seed, t.device))

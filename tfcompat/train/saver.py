@@ -16,6 +16,8 @@ import logging
 import os
 import time
 
+import numpy as np
+
 from tfcompat._api import tf_export
 from tfcompat.framework import context, errors
 from tfcompat.train import checkpoint_format, tensor_bundle, tracking
@@ -403,11 +405,11 @@ class Saver(object):
         save_path = _as_str(os.fspath(save_path))
         session = self._session(sess)
         if global_step is not None:
-            if not isinstance(global_step, int):
+            if not isinstance(global_step, (int, np.integer)):
                 from tfcompat.train import training_util
                 global_step = training_util.global_step(sess, global_step)
             prefix = ("%s-%08d" if self._pad_step_number else "%s-%d") % (save_path,
-                                                                          global_step)
+                                                                          int(global_step))
         else:
             prefix = save_path
         save_dir = os.path.dirname(save_path)
