@@ -198,6 +198,7 @@ class Session(object):
         self._values = {}
         self._cache = {}
         self._context_stack = []
+        self._on_close = []  # callables cancelling what waits on this session's resources
 
     graph = property(lambda self: self._graph)
     sess_str = property(lambda self: self._target)
@@ -298,6 +299,8 @@ class Session(object):
     # ------------------------------------------------------------ lifecycle
     def close(self):
         self._closed = True
+        while self._on_close:
+            self._on_close.pop()()
         self._values.clear()
         self._cache.clear()
 
