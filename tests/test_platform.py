@@ -1,0 +1,336 @@
+"""tf.app.run, tf.app.flags / tf.flags (absl's parsing rules) and tf.logging."""
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tfcompat as tf
+from tfcompat import _import_hook
+from tfcompat.platform import app, flags, tf_logging
+
+
+def _flag_values():
+    """A fresh FlagValues with one flag of each kind."""
+    fv = flags.FlagValues()
+    flags.DEFINE_string("name", "x", "a name", flag_values=fv)
+    flags.DEFINE_integer("steps", 10, "steps", lower_bound=0, flag_values=fv)
+    flags.DEFINE_float("rate", 0.5, "rate", lower_bound=0.0, upper_bound=1.0, flag_values=fv)
+    flags.DEFINE_boolean("train", True, "train?", flag_values=fv)
+    flags.DEFINE_bool("debug", False, "debug?", flag_values=fv, short_name="d")
+    flags.DEFINE_list("layers", "64,32", "layer sizes", flag_values=fv)
+    flags.DEFINE_enum("mode", "fast", ["fast", "slow"], "mode", flag_values=fv)
+    flags.DEFINE_multi_string("tag", None, "tags", flag_values=fv)
+    flags.DEFINE_multi_integer("seed", [1], "seeds", flag_values=fv)
+    return fv
+
+
+# argv tail, expected {flag: value} (others keep defaults), expected remaining argv tail
+PARSE_CASES = [
+    ([], {"name": "x", "steps": 10, "rate": 0.5, "train": True, "layers": ["64", "32"],
+          "mode": "fast", "tag": None, "seed": [1]}, []),
+    (["--name=y"], {"name": "y"}, []),
+    (["--name", "y"], {"name": "y"}, []),
+    (["-name=y"], {"name": "y"}, []),
+    (["--steps=0x10"], {"steps": 16}, []),
+    (["--rate", "1"], {"rate": 1.0}, []),
+    (["--notrain"], {"train": False}, []),
+    (["--train=false"], {"train": False}, []),
+    (["--debug"], {"debug": True}, []),
+    (["-d"], {"debug": True}, []),
+    (["--debug", "false"], {"debug": True}, ["false"]),   # a bare boolean takes no value
+    (["--layers=a, b,c"], {"layers": ["a", "b", "c"]}, []),
+    (["--layers="], {"layers": []}, []),
+    (["--mode=slow"], {"mode": "slow"}, []),
+    (["--tag=a", "--tag", "b"], {"tag": ["a", "b"]}, []),
+    (["--seed=3", "--seed=4"], {"seed": [3, 4]}, []),
+    (["--steps=1", "--steps=2"], {"steps": 2}, []),        # the last one wins
+    (["pos1", "--name=z", "pos2"], {"name": "z"}, ["pos1", "pos2"]),
+    (["--name=a", "--", "--name=b"], {"name": "a"}, ["--name=b"]),
+    (["-", "--name=a=b"], {"name": "a=b"}, ["-"]),
+]
+
+
+@pytest.mark.parametrize("args,values,rest", PARSE_CASES)
+def test_parse_like_absl(args, values, rest):
+    fv = _flag_values()
+    assert fv(["prog"] + args) == ["prog"] + rest
+    for name, value in values.items():
+        assert getattr(fv, name) == value
+
+
+# argv tail, error class, message fragment
+PARSE_ERRORS = [
+    (["--steps=-1"], flags.IllegalFlagValueError, "flag --steps=-1: -1 is not a non-negative "
+                                                   "integer"),
+    (["--steps=abc"], flags.IllegalFlagValueError, "flag --steps=abc"),
+    (["--rate=2"], flags.IllegalFlagValueError, "2.0 is not a number in the range [0.0, 1.0]"),
+    (["--mode=medium"], flags.IllegalFlagValueError, "value should be one of <fast|slow>"),
+    (["--train=maybe"], flags.IllegalFlagValueError, "Non-boolean argument"),
+    (["--nmae=y"], flags.UnrecognizedFlagError, "Unknown command line flag 'nmae'. Did you "
+                                                "mean: name ?"),
+    (["--steps"], flags.Error, "Missing value for flag --steps"),
+    (["--notrain=1"], ValueError, "--notrain=1 does not take an argument"),
+]
+
+
+@pytest.mark.parametrize("args,error,message", PARSE_ERRORS)
+def test_parse_errors(args, error, message):
+    with pytest.raises(error) as info:
+        _flag_values()(["prog"] + args)
+    assert message in str(info.value)
+
+
+def test_known_only_keeps_unknown_flags_in_order():
+    fv = _flag_values()
+    assert fv(["prog", "--other=1", "--name=q", "x", "--more"], known_only=True) == \
+        ["prog", "--other=1", "x", "--more"]
+    assert fv.name == "q"
+
+
+def test_argv_must_be_a_non_empty_list():
+    fv = _flag_values()
+    with pytest.raises(TypeError):
+        fv("--name=x")
+    with pytest.raises(ValueError, match="program name"):
+        fv([])
+
+
+def test_reading_an_unparsed_plain_flagvalues_raises_but_tf_flags_parse_sys_argv(monkeypatch):
+    fv = _flag_values()
+    with pytest.raises(flags.UnparsedFlagAccessError, match="--name before flags were parsed"):
+        fv.name
+    tf_flags = flags._TFFlagValues()
+    flags.DEFINE_integer("batch", 8, "batch size", flag_values=tf_flags)
+    monkeypatch.setattr(sys, "argv", ["script.py", "--batch=32", "extra"])
+    assert tf_flags.batch == 32
+    assert tf_flags.is_parsed()
+    with pytest.raises(AttributeError):
+        tf_flags.undefined_flag
+
+
+def test_tf_flags_implicit_parse_rejects_unknown_flags_like_tf(monkeypatch):
+    tf_flags = flags._TFFlagValues()
+    flags.DEFINE_integer("batch", 8, "batch size", flag_values=tf_flags)
+    monkeypatch.setattr(sys, "argv", ["kernel.py", "-f", "kernel.json"])
+    with pytest.raises(flags.UnrecognizedFlagError, match="'f'"):
+        tf_flags.batch
+
+
+def test_assignment_validation_and_flag_values_dict():
+    fv = _flag_values()
+    fv(["prog"])
+    fv.steps = 5
+    assert fv.steps == 5 and not fv["steps"].using_default_value
+    with pytest.raises(flags.IllegalFlagValueError, match="-3 is not a non-negative integer"):
+        fv.steps = -3
+    with pytest.raises(flags.UnrecognizedFlagError):
+        fv.no_such_flag = 1
+    values = fv.flag_values_dict()
+    assert values["name"] == "x" and values["debug"] is False and values["d"] is False
+    assert fv["name"].default == "x" and fv["name"].help == "a name"
+
+
+def test_duplicate_definition_and_method_name_conflict():
+    fv = flags.FlagValues()
+    flags.DEFINE_string("lr", "1", "learning rate", flag_values=fv)
+    with pytest.raises(flags.DuplicateFlagError, match="The flag 'lr' is defined twice"):
+        flags.DEFINE_string("lr", "2", "again", flag_values=fv)
+    with pytest.raises(flags.FlagNameConflictsWithMethodError):
+        flags.DEFINE_string("flag_values_dict", "", "", flag_values=fv)
+
+
+def test_defaults_are_parsed_and_checked_at_definition():
+    fv = flags.FlagValues()
+    flags.DEFINE_integer("n", "7", "", flag_values=fv)
+    flags.DEFINE_list("l", ["a"], "", flag_values=fv)
+    assert fv["n"].default == 7 and fv["l"].default == ["a"]
+    with pytest.raises(flags.IllegalFlagValueError, match="flag --m=-1"):
+        flags.DEFINE_integer("m", -1, "", lower_bound=0, flag_values=fv)
+    with pytest.raises(flags.IllegalFlagValueError, match="must be a string"):
+        flags.DEFINE_string("s", 5, "", flag_values=fv)
+
+
+def test_required_flags_and_validators():
+    fv = flags.FlagValues()
+    flags.DEFINE_string("data_dir", None, "where the data is", flag_values=fv)
+    flags.mark_flag_as_required("data_dir", flag_values=fv)
+    with pytest.raises(flags.IllegalFlagValueError,
+                       match="flag --data_dir=None: Flag --data_dir must have a value other "
+                             "than None"):
+        fv(["prog"])
+    assert fv(["prog", "--data_dir=/tmp"]) == ["prog"]
+    flags.DEFINE_integer("even", 2, "", flag_values=fv)
+    flags.register_validator("even", lambda v: v % 2 == 0, "must be even", flag_values=fv)
+    with pytest.raises(flags.IllegalFlagValueError, match="flag --even=3: must be even"):
+        fv(["prog", "--data_dir=/tmp", "--even=3"])
+    flags.DEFINE_string("a", None, "", flag_values=fv)
+    flags.DEFINE_string("b", None, "", flag_values=fv)
+    flags.mark_flags_as_mutual_exclusive(["a", "b"], flag_values=fv)
+    with pytest.raises(flags.IllegalFlagValueError, match="At most one of \\(a, b\\)"):
+        fv(["prog", "--data_dir=/tmp", "--a=1", "--b=2"])
+
+
+def test_required_flag_with_default_warns():
+    fv = flags.FlagValues()
+    flags.DEFINE_string("out", "here", "", flag_values=fv)
+    with pytest.warns(UserWarning, match="non-None default"):
+        flags.mark_flag_as_required("out", flag_values=fv)
+
+
+def test_tf1_keyword_names_are_accepted():
+    fv = flags.FlagValues()
+    flags.DEFINE_integer(flag_name="epochs", default_value=3, docstring="epochs",
+                         flag_values=fv)
+    fv(["prog"])
+    assert fv.epochs == 3 and fv["epochs"].help == "epochs"
+
+
+def test_flag_holder_reads_the_flag():
+    fv = flags.FlagValues()
+    holder = flags.DEFINE_float("lr", 0.1, "", flag_values=fv)
+    fv(["prog", "--lr=0.25"])
+    assert holder.value == 0.25 and holder.default == 0.1 and holder.present
+
+
+def test_help_text_lists_flags_with_defaults_and_syntax():
+    text = _flag_values().get_help()
+    assert "  --steps: steps\n    (default: '10')\n    (a non-negative integer)" in text
+    assert "  --[no]train: train?\n    (default: 'true')" not in text
+    assert "  --[no]train: train?\n    (default: true)" in text
+    assert "  --mode: <fast|slow>: mode" in text
+    assert "-d,--[no]debug: debug?" in text
+
+
+def test_tf_flags_is_one_module_with_absl_names_and_missing_names_named():
+    assert tf.flags is tf.app.flags is tf.compat.v1.flags is flags
+    assert tf.flags.FLAGS is flags.FLAGS
+    with pytest.raises(NotImplementedError, match="tf.flags.DEFINE_enum_class"):
+        tf.flags.DEFINE_enum_class
+    with pytest.raises(AttributeError):
+        tf.flags.no_such_name
+
+
+def test_internal_module_paths_are_the_real_modules():
+    assert _import_hook._target("tensorflow.python.platform.flags") is flags
+    assert _import_hook._target("tensorflow.python.platform.tf_logging") is tf_logging
+    assert _import_hook._target("tensorflow.python.platform.app") is app
+    assert _import_hook._target("tensorflow.app.flags") is flags
+
+
+# ---------------------------------------------------------------- tf.app.run
+
+flags.DEFINE_integer("test_platform_epochs", 1, "epochs for the app.run tests")
+
+
+@pytest.mark.parametrize("argv,expected_args,code", [
+    (["prog"], ["prog"], None),
+    (["prog", "--test_platform_epochs=4", "file.txt"], ["prog", "file.txt"], 0),
+    (["prog", "--unknown_flag=1", "x"], ["prog", "--unknown_flag=1", "x"], 3),
+])
+def test_app_run_calls_main_with_remaining_args_and_exits_with_its_value(argv, expected_args,
+                                                                         code):
+    seen = {}
+
+    def main(args):
+        seen["args"] = args
+        seen["epochs"] = tf.flags.FLAGS.test_platform_epochs
+        return code
+
+    with pytest.raises(SystemExit) as info:
+        tf.app.run(main=main, argv=argv)
+    assert info.value.code == code
+    assert seen["args"] == expected_args
+    assert seen["epochs"] == (4 if "--test_platform_epochs=4" in argv else 1)
+    flags.FLAGS.unparse_flags()
+
+
+def test_app_run_rejects_bad_values_of_defined_flags():
+    with pytest.raises(flags.IllegalFlagValueError, match="test_platform_epochs=many"):
+        tf.app.run(main=lambda args: 0, argv=["prog", "--test_platform_epochs=many"])
+    flags.FLAGS.unparse_flags()
+
+
+@pytest.mark.parametrize("flag,full", [("--help", False), ("--helpshort", False),
+                                       ("-?", False), ("--helpfull", True)])
+def test_app_run_help_prints_usage_and_exits_1(flag, full, capsys, monkeypatch):
+    main_module = flags.FLAGS.find_module_defining_flag("test_platform_epochs")
+    monkeypatch.setattr(sys, "argv", [main_module])   # the script is named by argv[0]
+    called = []
+    with pytest.raises(SystemExit) as info:
+        tf.app.run(main=called.append, argv=[main_module, flag])
+    out = capsys.readouterr().out
+    assert info.value.code == 1 and not called
+    assert "--test_platform_epochs: epochs for the app.run tests" in out
+    assert ("Try --helpfull" in out) != full
+    flags.FLAGS.unparse_flags()
+
+
+# ---------------------------------------------------------------- tf.logging
+
+
+def test_logging_constants_are_tf_values():
+    assert (tf.logging.DEBUG, tf.logging.INFO, tf.logging.WARN, tf.logging.ERROR,
+            tf.logging.FATAL) == (10, 20, 30, 40, 50)
+    assert tf.get_logger() is logging.getLogger("tensorflow")
+
+
+def test_logging_format_and_default_verbosity_in_a_fresh_process():
+    code = textwrap.dedent("""
+        import tfcompat as tf
+        print(tf.logging.get_verbosity())
+        tf.logging.info("hidden %d", 1)
+        tf.logging.warning("shown %d", 2)
+        tf.logging.set_verbosity(tf.logging.INFO)
+        tf.logging.info("now shown")
+        tf.logging.log(tf.logging.ERROR, "at %s", "error")
+        tf.logging.fatal("fatal does not exit")
+        print("still running")
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="0"), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["30", "still", "running"]
+    assert result.stderr.splitlines() == [
+        "WARNING:tensorflow:shown 2", "INFO:tensorflow:now shown",
+        "ERROR:tensorflow:at error", "CRITICAL:tensorflow:fatal does not exit"]
+
+
+@pytest.fixture
+def tf_records(caplog):
+    previous = tf.logging.get_verbosity()
+    caplog.set_level(logging.DEBUG)
+    tf.logging.set_verbosity(tf.logging.DEBUG)
+    yield lambda: [(r.levelno, r.getMessage()) for r in caplog.records
+                   if r.name == "tensorflow"]
+    tf.logging.set_verbosity(previous)
+
+
+def test_verbosity_filters_messages(tf_records):
+    tf.logging.set_verbosity(tf.logging.ERROR)
+    tf.logging.warn("dropped")
+    tf.logging.error("kept %s", "error")
+    tf.logging.set_verbosity(tf.logging.DEBUG)
+    tf.logging.debug("kept debug")
+    tf.logging.vlog(15, "kept vlog")
+    tf.logging.log_if(tf.logging.INFO, "not logged", False)
+    tf.logging.TaskLevelStatusMessage("status")
+    assert tf_records() == [(40, "kept error"), (10, "kept debug"), (15, "kept vlog"),
+                            (40, "status")]
+
+
+def test_log_every_n_and_log_first_n_count_per_call_site(tf_records):
+    for i in range(10):
+        tf.logging.log_every_n(tf.logging.INFO, "every %d", 3, i)
+    for i in range(5):
+        tf.logging.log_first_n(tf.logging.INFO, "first %d", 2, i)
+    tf.logging.log_first_n(tf.logging.INFO, "other site", 1)
+    assert [m for _, m in tf_records()] == ["every 0", "every 3", "every 6", "every 9",
+                                            "first 0", "first 1", "other site"]
+
+
+def test_flush_raises_like_tf():
+    with pytest.raises(NotImplementedError, match="tf.logging.flush"):
+        tf.logging.flush()
