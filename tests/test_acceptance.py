@@ -36,7 +36,6 @@ def _by_case(table):
 
 # (script, mode) -> the issue whose work is the LAST one the case needs.
 WAITING = _by_case({
-    "a17_estimator.py default graph": 8,
     "a20_mnist_cnn_lstm.py default eager": 4,
 })
 

@@ -24,6 +24,11 @@ _MODULES = (
     "client.session", "train", "summary", "io", "core.example", "data",
     "keras", "layers", "ops.losses.losses_impl", "ops.metrics_impl",
     "config", "test", "compat", "contrib.eager", "contrib.eager_metrics",
+    "estimator", "feature_column",
+    "ops.rnn_cell_impl", "ops.rnn",
+    "ops.data_flow_ops", "ops.io_ops",
+    "platform", "contrib.framework", "contrib.layers", "contrib.slim", "contrib.seq2seq",
+    "contrib.legacy_seq2seq", "contrib.learn", "contrib.training", "contrib.util",
 )
 for _name in _MODULES:
     _importlib.import_module("tfcompat." + _name)

@@ -48,6 +48,7 @@ training.learning_rate_decay training.session_run_hook training.basic_session_ru
 training.monitored_session training.checkpoint_utils training.tracking
 training.tracking.util training.tracking.tracking training.tracking.base
 training.coordinator training.queue_runner training.server_lib training.summary_io
+training.queue_runner_impl training.input
 util util.nest util.tf_export util.deprecation util.compat util.tf_inspect
 platform platform.tf_logging platform.gfile platform.test platform.app platform.flags
 platform.googletest
@@ -81,6 +82,17 @@ _INTERNAL_OBJECTS = {
 }
 
 _PROTO_PACKAGES = ("framework", "protobuf", "util", "profiler")
+
+# TF module paths (after `tensorflow.`) that are real tfcompat modules, internal names included.
+_REAL_MODULES = {
+    "python.platform.app": "tfcompat.platform.app",
+    "python.platform.flags": "tfcompat.platform.flags",
+    "python.platform.tf_logging": "tfcompat.platform.tf_logging",
+    "flags": "tfcompat.platform.flags",
+    "app.flags": "tfcompat.platform.flags",
+    "compat.v1.flags": "tfcompat.platform.flags",
+    "compat.v1.app.flags": "tfcompat.platform.flags",
+}
 
 
 def _registered(inner, name):
@@ -147,6 +159,8 @@ def _target(fullname):
     if fullname == _ROOT:
         return tfcompat
     rest = fullname[len(_ROOT) + 1:]
+    if rest in _REAL_MODULES:
+        return importlib.import_module(_REAL_MODULES[rest])
     head = rest.split(".")[0]
     if head == "python":
         inner = rest[len("python."):] if rest != "python" else ""

@@ -7,3 +7,6 @@ from tfcompat.train import (adadelta, adagrad, adagrad_da, adam, ftrl,  # noqa: 
 from tfcompat.train import saver  # noqa: F401
 from tfcompat.train import checkpoint  # noqa: F401
 from tfcompat.train import learning_rate_decay, moving_averages, schedules  # noqa: F401
+from tfcompat.train import (session_run_hook, basic_session_run_hooks,  # noqa: F401
+                            monitored_session)
+from tfcompat.train import coordinator, input, queue_runner  # noqa: F401,A004
