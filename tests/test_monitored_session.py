@@ -296,3 +296,20 @@ def test_out_of_range_inside_run_is_an_error_without_with_block():
         with pytest.raises(errors.OutOfRangeError):
             sess.run(value)
         sess.close()
+
+
+def test_monitored_session_runs_queue_runners_to_the_end_of_input():
+    """Queue-runner threads start with the session; OutOfRangeError at the end of the
+    epochs ends the loop cleanly (as TF's MonitoredSession does)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        values = tf.compat.v1.train.limit_epochs(tf.constant([1.0, 2.0, 3.0]), num_epochs=2)
+        queue = tf.compat.v1.FIFOQueue(10, tf.float32, shapes=[[3]])
+        enqueue = queue.enqueue(values)
+        tf.compat.v1.train.add_queue_runner(tf.compat.v1.train.QueueRunner(queue, [enqueue]))
+        total = tf.reduce_sum(queue.dequeue())
+        seen = []
+        with tf.compat.v1.train.MonitoredSession() as sess:
+            while not sess.should_stop():
+                seen.append(sess.run(total))
+        assert seen == [6.0, 6.0]

@@ -14,18 +14,19 @@ AbortedError (TF recreates it after a worker failure).
 """
 import inspect
 import logging
-import threading
 
 import numpy as np
 
 from tfcompat._api import tf_export
-from tfcompat.client.session import Session, running_session
+from tfcompat.client.session import Session
 from tfcompat.framework import errors
-from tfcompat.framework.graph import get_default_graph
+from tfcompat.framework.graph import GraphKeys, get_default_graph
 from tfcompat.ops import control_flow_ops
 from tfcompat.summary import summary as summary_lib
 from tfcompat.train import basic_session_run_hooks as hooks_lib
 from tfcompat.train import saver as saver_lib
+from tfcompat.train.coordinator import Coordinator
+from tfcompat.train.queue_runner import start_queue_runners
 from tfcompat.train.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
 from tfcompat import variables
 
@@ -38,23 +39,6 @@ LOCAL_INIT_OP = "local_init_op"
 READY_OP = "ready_op"
 READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
 SUMMARY_OP = "summary_op"
-QUEUE_RUNNERS = "queue_runners"
-
-
-def _report_uninitialized(collections, name):
-    """A string tensor naming the variables of `collections` without a value in the session
-    that runs it (TF's `report_uninitialized_variables`)."""
-    graph = get_default_graph()
-
-    def report():
-        session = running_session()
-        names = [v.op.name.encode("utf-8") for key in collections
-                 for v in graph.get_collection(key)
-                 if getattr(v, "_graph", None) is graph and not session._is_initialized(v)]
-        return np.array(names, dtype=object)
-
-    return graph.record_custom(report, "ReportUninitializedVariables", [],
-                               np.empty((0,), dtype=object), name)
 
 
 @tf_export(v1=["train.Scaffold"])
@@ -96,14 +80,12 @@ class Scaffold(object):
                 lambda: control_flow_ops.group(variables.global_variables_initializer()))
         if self._ready_op is None:
             self._ready_op = Scaffold.get_or_default(
-                "ready_op", READY_OP, lambda: _report_uninitialized(
-                    (variables.GLOBAL_VARIABLES, variables.LOCAL_VARIABLES),
-                    "report_uninitialized_variables"))
+                "ready_op", READY_OP, variables.report_uninitialized_variables)
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
                 "ready_for_local_init_op", READY_FOR_LOCAL_INIT_OP,
-                lambda: _report_uninitialized((variables.GLOBAL_VARIABLES,),
-                                              "report_uninitialized_variables_1"))
+                lambda: variables.report_uninitialized_variables(
+                    variables.global_variables()))
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default(
                 "local_init_op", LOCAL_INIT_OP, Scaffold.default_local_init_op)
@@ -275,37 +257,6 @@ class WorkerSessionCreator(SessionCreator):
             "ChiefSessionCreator (is_chief=True)")
 
 
-class _Coordinator(object):
-    """The `coord` hooks receive in `after_create_session`: records stop requests."""
-
-    def __init__(self):
-        self._stop_event = threading.Event()
-        self._exc_info = None
-        self._lock = threading.Lock()
-
-    def request_stop(self, ex=None):
-        with self._lock:
-            if ex is not None and self._exc_info is None and \
-                    not isinstance(ex, (errors.OutOfRangeError, StopIteration)):
-                self._exc_info = ex
-            self._stop_event.set()
-
-    def should_stop(self):
-        return self._stop_event.is_set()
-
-    def wait_for_stop(self, timeout=None):
-        return self._stop_event.wait(timeout)
-
-    def raise_requested_exception(self):
-        with self._lock:
-            if self._exc_info is not None:
-                raise self._exc_info
-
-    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
-        for thread in threads or ():
-            thread.join(stop_grace_period_secs)
-
-
 class _StopRequested(Exception):
     """Raised by `StepContext.request_stop()` to end a `run_step_fn` step."""
 
@@ -341,9 +292,8 @@ class _MonitoredSession(object):
             hook.begin()
         creator = session_creator or ChiefSessionCreator()
         self._tf_sess = creator.create_session()
-        self._coord = _Coordinator()
-        if self._graph.get_collection(QUEUE_RUNNERS):
-            from tfcompat.train.queue_runner import start_queue_runners
+        self._coord = Coordinator(clean_stop_exception_types=[])
+        if self._graph.get_collection(GraphKeys.QUEUE_RUNNERS):
             self._threads = start_queue_runners(sess=self._tf_sess, coord=self._coord)
         else:
             self._threads = []
