@@ -138,3 +138,18 @@ def test_report_uninitialized_variables_and_graph_checks():
             np.testing.assert_allclose(sess.run(y, {x: [1.0, 2.0]}), [1.0, 2.0])
             with pytest.raises(tf.errors.InvalidArgumentError, match="x < y"):
                 sess.run(y, {x: [7.0]})
+
+
+def test_feed_dict_keys_may_be_nested_structures():
+    graph = tf.Graph()
+    with graph.as_default():
+        c = tf.compat.v1.placeholder(tf.float32, [None, 2])
+        h = tf.compat.v1.placeholder(tf.float32, [None, 2])
+        state = tf.compat.v1.nn.rnn_cell.LSTMStateTuple(c, h)
+        total = tf.reduce_sum(c) + 10 * tf.reduce_sum(h)
+        with tf.compat.v1.Session() as sess:
+            fed = tf.compat.v1.nn.rnn_cell.LSTMStateTuple(np.ones((1, 2)), np.ones((1, 2)))
+            assert sess.run(total, {state: fed}) == 22.0
+            assert sess.run(total, {(c, h): (np.zeros((1, 2)), np.ones((1, 2)))}) == 20.0
+            with pytest.raises(ValueError, match="structure"):
+                sess.run(total, {(c, h): np.ones((1, 2))})

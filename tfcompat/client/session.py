@@ -254,7 +254,7 @@ class Session(object):
 
     def _feeds(self, feed_dict):
         keys, values = [], []
-        for key, value in (feed_dict or {}).items():
+        for key, value in _flat_feed_items((feed_dict or {}).items()):
             if all(hasattr(key, a) for a in ("indices", "values", "dense_shape")) and \
                     not isinstance(key, SymbolicTensor):
                 for part in ("indices", "values", "dense_shape"):
@@ -347,6 +347,19 @@ def _feed_value(tensor, value):
         raise FeedError("Cannot feed value of shape %s for Tensor %r, which has shape %r"
                         % (array.shape, tensor.name, str(tensor.shape)))
     return ops.constant_to_torch(array, dtype)
+
+
+def _flat_feed_items(items):
+    """(key, value) pairs with nested keys (tuples, namedtuples such as LSTMStateTuple,
+    lists) paired element-wise with values of the same structure, as TF flattens them."""
+    for key, value in items:
+        if isinstance(key, (tuple, list)):
+            if not isinstance(value, (tuple, list)) or len(value) != len(key):
+                raise ValueError("The structure of the fed value %r does not match its key %r"
+                                 % (value, key))
+            yield from _flat_feed_items(zip(key, value))
+        else:
+            yield key, value
 
 
 class FeedError(errors.InvalidArgumentError, ValueError):
