@@ -29,6 +29,7 @@ _MODULES = (
     "ops.data_flow_ops", "ops.io_ops",
     "platform", "contrib.framework", "contrib.layers", "contrib.slim", "contrib.seq2seq",
     "contrib.legacy_seq2seq", "contrib.learn", "contrib.training", "contrib.util",
+    "util",
 )
 for _name in _MODULES:
     _importlib.import_module("tfcompat." + _name)

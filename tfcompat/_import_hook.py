@@ -57,6 +57,10 @@ keras keras.backend keras.layers keras.models keras.optimizers keras.losses kera
 keras.callbacks keras.initializers keras.regularizers keras.activations keras.utils
 keras.engine keras.engine.base_layer keras.engine.training keras.engine.sequential
 keras.engine.network keras.engine.input_spec
+keras.datasets keras.datasets.mnist keras.datasets.fashion_mnist keras.datasets.cifar10
+keras.datasets.cifar100 keras.datasets.imdb keras.datasets.reuters keras.datasets.boston_housing
+keras.saving keras.utils.data_utils keras.utils.generic_utils keras.utils.np_utils
+keras.preprocessing keras.preprocessing.sequence
 data data.ops data.ops.dataset_ops data.ops.iterator_ops data.ops.readers
 lib lib.io lib.io.file_io lib.io.tf_record
 layers layers.core layers.base layers.convolutional layers.pooling layers.normalization
@@ -86,6 +90,7 @@ _PROTO_PACKAGES = ("framework", "protobuf", "util", "profiler")
 # TF module paths (after `tensorflow.`) that are real tfcompat modules, internal names included.
 _REAL_MODULES = {
     "python.platform.app": "tfcompat.platform.app",
+    "python.util.nest": "tfcompat.util.nest",
     "python.platform.flags": "tfcompat.platform.flags",
     "python.platform.tf_logging": "tfcompat.platform.tf_logging",
     "flags": "tfcompat.platform.flags",

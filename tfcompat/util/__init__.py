@@ -1,0 +1,2 @@
+"""TF utilities (`tf.nest`)."""
+from tfcompat.util import nest  # noqa: F401
