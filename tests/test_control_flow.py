@@ -124,3 +124,24 @@ def test_gradient_through_graph_cond():
         leaf = torch.tensor(point, requires_grad=True)
         (grad,) = torch.autograd.grad(module(leaf)[0], leaf)
         assert float(grad) == pytest.approx(expected)
+
+
+def test_graph_gradients_reach_variables_read_inside_loops_and_branches():
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf1.get_variable("w", initializer=2.0)
+        x = tf1.placeholder(tf.float32, [])
+        looped = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * w),
+                               [tf.constant(0), x])[1]
+        branch = tf.cond(x > 0, lambda: w * 3.0, lambda: w)
+        grads = tf.gradients(looped, [w, x]) + tf.gradients(branch, [w])
+        counter = tf1.get_variable("n", initializer=0.0)
+        update = tf.cond(x > 0, lambda: counter.assign_add(10.0),
+                         lambda: counter.assign_sub(10.0))
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            # x * w**3: d/dw = 3 x w**2 = 18, d/dx = w**3 = 8; d(3w)/dw = 3
+            np.testing.assert_allclose(sess.run([looped] + grads, {x: 1.5}),
+                                       [12.0, 18.0, 8.0, 3.0])
+            assert sess.run(update, {x: 1.0}) == 10.0 and sess.run(counter) == 10.0

@@ -746,6 +746,11 @@ class SubGraph(Graph):
         self.outer_captures.append((tensor, inner))
         return inner
 
+    def variable_input(self, variable):
+        """A variable read inside is an input of the enclosing op (its storage, passed as
+        is, so assignments inside update it), so gradients reach it through the op."""
+        return self._foreign(self.outer.variable_input(variable))
+
 
 class TracedFunction(object):
     """`fn` traced into a SubGraph of `outer` on placeholders like `arg_tensors`.
