@@ -106,3 +106,92 @@ def test_functional_model_in_tf1_graph_mode():
             data = np.random.rand(2, 3).astype("float32")
             direct, applied = sess.run([model.output, y], {inputs: data, x: data})
             np.testing.assert_allclose(direct, applied, rtol=1e-6)
+
+
+def _eager_ops_on_keras_tensors_supported():
+    """TF ops on eager-mode Keras tensors need the op decorator to record them in the Keras
+    graph (a framework change proposed with this work)."""
+    try:
+        tf.nn.relu(tf.keras.Input(shape=(1,)))
+    except TypeError:
+        return False
+    return True
+
+
+def _op_model():
+    inputs = tf.keras.Input(shape=(4,))
+    hidden = layers.Dense(3, kernel_initializer="ones")(inputs)
+    outputs = tf.nn.relu(hidden)[:, 1:] * 2.0 + tf.constant([1.0, -1.0])
+    return tf.keras.Model(inputs, outputs)
+
+
+def _check_op_model(model, run):
+    """`run(model, x)` -> numpy outputs of the model on x."""
+    assert [l.name for l in model.layers] == [
+        "input_1", "dense", "tf_op_layer_Relu", "tf_op_layer_StridedSlice",
+        "tf_op_layer_Mul", "tf_op_layer_AddV2"]
+    assert type(model.layers[2]).__name__ == "TensorFlowOpLayer"
+    x = np.array([[1, 2, -9, 1], [-1, 0, 0, 0]], np.float32)
+    w, b = model.get_weights()
+    expected = np.maximum(x @ w + b, 0)[:, 1:] * 2 + [1, -1]
+    np.testing.assert_allclose(run(model, x), expected, rtol=1e-6)
+    rebuilt = tf.keras.Model.from_config(model.get_config())
+    assert [l.name for l in rebuilt.layers] == [l.name for l in model.layers]
+    rebuilt.set_weights(model.get_weights())
+    np.testing.assert_allclose(run(rebuilt, x), expected, rtol=1e-6)
+
+
+def test_tf_ops_on_keras_tensors_become_layers_in_graphs():
+    def run(model, x):
+        placeholder = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        output = model(placeholder)
+        sess = K.get_session()
+        return sess.run(output, {placeholder: x})
+    with tf.Graph().as_default():
+        _check_op_model(_op_model(), run)
+
+
+@pytest.mark.skipif(not _eager_ops_on_keras_tensors_supported(),
+                    reason="TF ops on eager Keras tensors need the framework/ops.py change")
+def test_tf_ops_on_keras_tensors_become_layers_in_eager_code():
+    _check_op_model(_op_model(), lambda model, x: model(x).numpy())
+
+
+def test_op_layers_using_variables_cannot_be_serialized():
+    with tf.Graph().as_default():
+        inputs = tf.keras.Input(shape=(2,))
+        scale = tf.compat.v1.get_variable("scale", initializer=[2.0, 3.0])
+        model = tf.keras.Model(inputs, inputs * scale)
+        with pytest.raises(NotImplementedError, match="uses variable scale"):
+            model.get_config()
+        with pytest.raises(NotImplementedError, match="Lambda"):
+            tf.keras.Model(inputs, tf.cond(tf.constant(True), lambda: inputs,
+                                           lambda: inputs * 2.0))
+
+
+def test_model_add_loss_and_add_metric_of_symbolic_tensors():
+    with tf.Graph().as_default():
+        inputs = tf.keras.Input(shape=(3,))
+        outputs = layers.Dense(2, kernel_initializer="ones", bias_initializer="zeros")(inputs)
+        model = tf.keras.Model(inputs, outputs)
+        model.add_loss(tf.reduce_mean(outputs) * 0.5)
+        model.add_metric(tf.reduce_max(outputs), name="max_output")
+        assert [l.name for l in model.layers] == [
+            "input_1", "dense", "tf_op_layer_Mean", "tf_op_layer_Mul", "add_loss",
+            "tf_op_layer_Max", "add_metric"]
+        assert [m.name for m in model.metrics] == ["max_output"]
+        x = np.array([[1, 2, 3], [0, 0, 1]], np.float32)   # outputs: rows of 6 and 1
+        model.compile(tf.keras.optimizers.SGD(0.0), "mse")
+        logs = model.evaluate(x, np.zeros((2, 2), np.float32), return_dict=True, verbose=0)
+        assert logs["max_output"] == pytest.approx(6.0)
+        assert logs["loss"] == pytest.approx((36 + 1) / 2 + 0.5 * 3.5)
+        rebuilt = tf.keras.Model.from_config(model.get_config())
+        assert [l.name for l in rebuilt.layers] == [l.name for l in model.layers]
+        assert [m.name for m in rebuilt.metrics] == ["max_output"]
+
+
+def test_get_source_inputs():
+    a = tf.keras.Input(shape=(2,))
+    b = tf.keras.Input(shape=(2,))
+    merged = layers.add([layers.Dense(2)(a), b])
+    assert tf.keras.utils.get_source_inputs(merged) == [a, b]

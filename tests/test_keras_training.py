@@ -210,3 +210,80 @@ def test_tf1_graph_mode_fit_evaluate_predict(graph_mode):
     np.testing.assert_allclose(model.predict(x[:5]), x[:5] @ [[1.0], [-2.0], [0.5]] + 0.3,
                                atol=0.2)
     assert model.train_on_batch(x[:8], y[:8])[0] < 0.02 * first
+
+
+class MeanOutput(keras.layers.Layer):
+    """Logs the mean of its input through add_metric and adds it (x 0.1) as a loss."""
+
+    def call(self, inputs):
+        self.add_metric(tf.reduce_mean(inputs), name="mean_output")
+        self.add_loss(0.1 * tf.reduce_mean(inputs))
+        return inputs
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_add_metric_and_add_loss_in_layers_reach_fit_logs(run_eagerly):
+    x, y = _regression(16)
+    model = keras.Sequential([keras.layers.Dense(1, kernel_initializer="ones",
+                                                 bias_initializer="zeros"), MeanOutput()])
+    model.compile(keras.optimizers.SGD(0.0), loss="mse", run_eagerly=run_eagerly)
+    history = model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    assert set(history.history) == {"loss", "mean_output"}
+    pred = x.sum(1, keepdims=True)
+    assert history.history["mean_output"][-1] == pytest.approx(float(pred.mean()), rel=1e-5)
+    batch_losses = [np.mean((pred[i:i + 8] - y[i:i + 8]) ** 2) + 0.1 * pred[i:i + 8].mean()
+                    for i in (0, 8)]
+    assert history.history["loss"][-1] == pytest.approx(float(np.mean(batch_losses)), rel=1e-5)
+    assert model.metrics_names == ["loss", "mean_output"]
+
+
+def test_tf1_graph_fit_with_activity_regularizers_and_layer_metrics(graph_mode):
+    x, y = _regression(16)
+    inputs = keras.Input(shape=(3,))
+    hidden = keras.layers.Dense(2, kernel_initializer="ones", bias_initializer="zeros",
+                                activity_regularizer=keras.regularizers.l1(0.5))(inputs)
+    outputs = MeanOutput()(keras.layers.Dense(1, kernel_initializer="ones",
+                                              bias_initializer="zeros")(hidden))
+    model = keras.Model(inputs, outputs)
+    model.compile(keras.optimizers.SGD(0.0), loss="mse")
+    logs = model.evaluate(x, y, batch_size=16, return_dict=True, verbose=0)
+    h = np.repeat(x.sum(1, keepdims=True), 2, 1)
+    pred = h.sum(1, keepdims=True)
+    expected = np.mean((pred - y) ** 2) + 0.5 * np.abs(h).sum() / 16 + 0.1 * pred.mean()
+    assert logs["loss"] == pytest.approx(float(expected), rel=1e-5)
+    assert logs["mean_output"] == pytest.approx(float(pred.mean()), rel=1e-5)
+    history = model.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    assert set(history.history) == {"loss", "mean_output"}
+
+
+def test_generators_of_lists_and_sequence_subclasses():
+    x, y = _regression(16)
+    model = Linear(3, 1)
+    model.compile(keras.optimizers.SGD(0.1), loss="mse")
+
+    def lists():
+        while True:
+            yield [x[:8], y[:8]]
+    assert len(model.fit(lists(), steps_per_epoch=2, epochs=2, verbose=0).history["loss"]) == 2
+
+    class Halves(keras.utils.Sequence):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, index):
+            return x[8 * index:8 * index + 8], y[8 * index:8 * index + 8]
+    before = model.evaluate(x, y, verbose=0)
+    model.fit(Halves(), epochs=3, verbose=0)
+    assert model.evaluate(Halves(), verbose=0) < before
+
+
+def test_sequential_predict_classes_and_proba():
+    x = np.array([[2.0, 0.0], [0.0, 3.0], [-1.0, -2.0]], np.float32)
+    multi = keras.Sequential([keras.layers.Activation("softmax", input_shape=(2,))])
+    binary = keras.Sequential([keras.layers.Dense(1, activation="sigmoid", input_shape=(2,),
+                                                  kernel_initializer="ones")])
+    with pytest.warns(UserWarning, match="predict_classes"):
+        assert multi.predict_classes(x).tolist() == [0, 1, 0]
+        assert binary.predict_classes(x).tolist() == [[1], [1], [0]]
+    with pytest.warns(UserWarning, match="predict_proba"):
+        np.testing.assert_allclose(multi.predict_proba(x).sum(1), 1.0, rtol=1e-6)

@@ -180,11 +180,20 @@ def to_torch(value, dtype=None):
             raise _dtype_mismatch(value, dtype)
         return t
     if isinstance(value, Tensor):
-        raise TypeError("%r belongs to a graph and cannot be used in eager execution; "
-                        "run it with a Session or build this op in the same graph" % (value,))
+        raise GraphTensorInEagerError(value)
     if isinstance(value, (list, tuple)) and value and _has_tensor(value):
         return _pack(value, dtype)
     return constant_to_torch(value, dtype)
+
+
+class GraphTensorInEagerError(TypeError):
+    """A symbolic tensor reached an op running eagerly; `tensor` is it."""
+
+    def __init__(self, tensor):
+        super(GraphTensorInEagerError, self).__init__(
+            "%r belongs to a graph and cannot be used in eager execution; run it with a "
+            "Session or build this op in the same graph" % (tensor,))
+        self.tensor = tensor
 
 
 def _pack(values, dtype):
@@ -323,7 +332,16 @@ def op(*paths, v1=(), v2=(), graph_name=None):
         def wrapper(*args, **kwargs):
             if _state.building_graph:
                 return _graph().record(fn, op_type, args, kwargs)
-            result = fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            except GraphTensorInEagerError as error:
+                # TF ops on Keras symbolic tensors (tf.keras.Input) in eager code are
+                # recorded in the graph those tensors live in (Keras makes them layers)
+                graph = error.tensor.graph
+                if not getattr(graph, "keras_graph", False):
+                    raise
+                with graph.as_default():
+                    return _graph().record(fn, op_type, args, kwargs)
             if type(result) is torch.Tensor:
                 return EagerTensor(result)
             return wrap(result)

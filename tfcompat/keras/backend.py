@@ -6,6 +6,7 @@ sees 0 and TF1 graph code a boolean placeholder (default False) that a training 
 Layer names are made unique per graph in TF1 graph mode and per process in eager mode (until
 `clear_session`).
 """
+import builtins
 import collections
 import contextlib
 import re
@@ -90,9 +91,14 @@ def normalize_data_format(value):
 
 
 def _uid_key():
-    if not _state.eager:
+    """Layer-name counters are per graph being built, as TF's `get_graph()` (a TF1 graph
+    built in an eager program too, e.g. by an Estimator); eager code (and Keras' own graph
+    of functional-API tensors) shares one process-wide map."""
+    if _state.building_graph or not _state.eager:
         from tfcompat.framework.graph import get_default_graph
-        return get_default_graph()
+        graph = get_default_graph()
+        if not getattr(graph, "keras_graph", False):
+            return graph
     return None
 
 
@@ -199,12 +205,16 @@ def learning_phase_scope(value):
 
 @tf_export(v1=["keras.backend.get_session"])
 def get_session(op_input_list=()):
-    """TF1: the Keras session of the default graph (global variables initialized on first use)."""
-    if _state.eager:
-        raise RuntimeError("tf.keras.backend.get_session is not available when eager "
-                           "execution is enabled.")
+    """TF1: the Keras session of the default graph (global variables initialized on first
+    use); also inside `with tf.Graph().as_default():` in an eager program, as in TF 2."""
     from tfcompat.client.session import Session, get_default_session
     from tfcompat.framework.graph import get_default_graph
+    if not _state.building_graph:
+        raise RuntimeError("tf.keras.backend.get_session is not available when eager "
+                           "execution is enabled (outside a `with tf.Graph().as_default():` "
+                           "block).")
+    if get_default_graph().building_function:
+        raise RuntimeError("Cannot get session inside Tensorflow graph function.")
     from tfcompat.variables import global_variables, variables_initializer
     default = get_default_session()
     if default is not None:
@@ -262,6 +272,10 @@ def get_value(x):
 
 @tf_export("keras.backend.batch_get_value")
 def batch_get_value(tensors):
+    """The values of several tensors/variables (TF1 graph: one `Session.run`)."""
+    tensors = list(tensors)
+    if builtins.any(ops.is_tensor(t) and not _is_eager_value(t) for t in tensors):
+        return get_session().run(tensors)
     return [get_value(t) for t in tensors]
 
 
@@ -289,6 +303,9 @@ def variable(value, dtype=None, name=None, constraint=None):
     """A variable holding `value` (numpy or Python), of `dtype` (default floatx)."""
     from tfcompat.variables import Variable
     dtype = dtypes.as_dtype(dtype or floatx())
+    if ops.is_tensor(value):
+        return Variable(math_ops.cast(value, dtype), dtype=dtype, name=name,
+                        constraint=constraint)
     v = Variable(np.asarray(value, dtype=dtype.as_numpy_dtype), dtype=dtype, name=name,
                  constraint=constraint)
     v._keras_shape = TensorShape(np.shape(value))
@@ -666,3 +683,586 @@ def in_train_phase(x, alt, training=None):
 @tf_export("keras.backend.in_test_phase")
 def in_test_phase(x, alt, training=None):
     return in_train_phase(alt, x, training=training)
+
+
+@tf_export("keras.backend.switch")
+def switch(condition, then_expression, else_expression):
+    """`then_expression` where `condition`, else `else_expression`: `tf.cond` for a scalar
+    condition (callables allowed), elementwise for a condition of lower or equal rank (its
+    shape is broadcast over the trailing axes of the expressions)."""
+    if condition.dtype.base_dtype != dtypes.bool:
+        condition = math_ops.cast(condition, dtypes.bool)
+    if not condition.shape.rank:
+        then_fn = then_expression if callable(then_expression) else lambda: then_expression
+        else_fn = else_expression if callable(else_expression) else lambda: else_expression
+        return smart_cond(condition, then_fn, else_fn)
+    then_expression = then_expression() if callable(then_expression) else then_expression
+    else_expression = else_expression() if callable(else_expression) else else_expression
+    cond_rank, expr_rank = condition.shape.rank, then_expression.shape.rank
+    if cond_rank > expr_rank:
+        raise ValueError("Rank of `condition` should be less than or equal to rank of "
+                         "`then_expression` and `else_expression`. ndim(condition)=%d, "
+                         "ndim(then_expression)=%d" % (cond_rank, expr_rank))
+    if cond_rank < expr_rank:
+        condition = array_ops.reshape(condition, array_ops.concat(
+            [array_ops.shape(condition), [1] * (expr_rank - cond_rank)], 0))
+    return array_ops.where_v2(condition, then_expression, else_expression)
+
+
+# ---------------------------------------------------------------- comparisons and math
+
+
+def _elementwise(name, fn, doc):
+    def wrapper(x, y):
+        return fn(x, y)
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__doc__ = doc
+    return tf_export("keras.backend." + name)(wrapper)
+
+
+equal = _elementwise("equal", math_ops.equal, "Elementwise x == y.")
+not_equal = _elementwise("not_equal", math_ops.not_equal, "Elementwise x != y.")
+greater = _elementwise("greater", math_ops.greater, "Elementwise x > y.")
+greater_equal = _elementwise("greater_equal", math_ops.greater_equal, "Elementwise x >= y.")
+less = _elementwise("less", math_ops.less, "Elementwise x < y.")
+less_equal = _elementwise("less_equal", math_ops.less_equal, "Elementwise x <= y.")
+
+
+@tf_export("keras.backend.pow")
+def pow(x, a):  # noqa: A001 - Keras' name
+    return math_ops.pow(x, a)
+
+
+@tf_export("keras.backend.sign")
+def sign(x):
+    return math_ops.sign(x)
+
+
+@tf_export("keras.backend.round")
+def round(x):  # noqa: A001 - Keras' name
+    """Round half to even."""
+    return math_ops.round(x)
+
+
+@tf_export("keras.backend.sin")
+def sin(x):
+    return math_ops.sin(x)
+
+
+@tf_export("keras.backend.cos")
+def cos(x):
+    return math_ops.cos(x)
+
+
+@tf_export("keras.backend.cumsum")
+def cumsum(x, axis=0):
+    return math_ops.cumsum(x, axis=axis)
+
+
+@tf_export("keras.backend.cumprod")
+def cumprod(x, axis=0):
+    return math_ops.cumprod(x, axis=axis)
+
+
+@tf_export("keras.backend.all")
+def all(x, axis=None, keepdims=False):  # noqa: A001 - Keras' name
+    return math_ops.reduce_all(math_ops.cast(x, dtypes.bool), axis=axis, keepdims=keepdims)
+
+
+@tf_export("keras.backend.any")
+def any(x, axis=None, keepdims=False):  # noqa: A001 - Keras' name
+    return math_ops.reduce_any(math_ops.cast(x, dtypes.bool), axis=axis, keepdims=keepdims)
+
+
+@tf_export("keras.backend.softplus")
+def softplus(x):
+    return nn_ops.softplus(x)
+
+
+@tf_export("keras.backend.softsign")
+def softsign(x):
+    return nn_ops.softsign(x)
+
+
+@tf_export("keras.backend.elu")
+def elu(x, alpha=1.0):
+    """Exponential linear unit with slope `alpha` for negative inputs."""
+    res = nn_ops.elu(x)
+    return res if alpha == 1 else array_ops.where_v2(x > 0, res, alpha * res)
+
+
+@tf_export("keras.backend.hard_sigmoid")
+def hard_sigmoid(x):
+    """clip(0.2 * x + 0.5, 0, 1)."""
+    return clip(0.2 * x + 0.5, 0.0, 1.0)
+
+
+@tf_export("keras.backend.l2_normalize")
+def l2_normalize(x, axis=None):
+    return nn_ops.l2_normalize(x, axis=axis)
+
+
+@tf_export("keras.backend.one_hot")
+def one_hot(indices, num_classes):
+    """A one-hot last axis of size `num_classes` for integer `indices`."""
+    return array_ops.one_hot(indices, depth=num_classes, axis=-1)
+
+
+@tf_export("keras.backend.stop_gradient")
+def stop_gradient(variables):
+    if isinstance(variables, (list, tuple)):
+        return [array_ops.stop_gradient(v) for v in variables]
+    return array_ops.stop_gradient(variables)
+
+
+@tf_export("keras.backend.arange")
+def arange(start, stop=None, step=1, dtype="int32"):
+    """`tf.range` (a negative `start` alone gives an empty range, as in Keras)."""
+    if stop is None and start < 0:
+        start = 0
+    result = array_ops.range(start, limit=stop, delta=step)
+    return result if dtype == "int32" else math_ops.cast(result, dtype)
+
+
+@tf_export("keras.backend.eye")
+def eye(size, dtype=None, name=None):
+    """A variable holding the `size` x `size` identity matrix."""
+    return variable(np.eye(size), dtype=dtype, name=name)
+
+
+@tf_export("keras.backend.reverse")
+def reverse(x, axes):
+    return array_ops.reverse(x, [axes] if isinstance(axes, int) else list(axes))
+
+
+@tf_export("keras.backend.repeat_elements")
+def repeat_elements(x, rep, axis):
+    """Each slice along `axis` repeated `rep` times (like np.repeat)."""
+    return array_ops.repeat(x, rep, axis=axis)
+
+
+@tf_export("keras.backend.in_top_k")
+def in_top_k(predictions, targets, k):
+    return nn_ops.in_top_k(predictions, targets, k)
+
+
+@tf_export("keras.backend.is_sparse")
+def is_sparse(tensor):
+    from tfcompat.framework.sparse_tensor import SparseTensor
+    return isinstance(tensor, SparseTensor)
+
+
+@tf_export("keras.backend.to_dense")
+def to_dense(tensor):
+    if is_sparse(tensor):
+        from tfcompat.ops import sparse_ops
+        return sparse_ops.sparse_tensor_to_dense(tensor)
+    return tensor
+
+
+# ---------------------------------------------------------------- losses
+
+
+@tf_export("keras.backend.categorical_crossentropy")
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Per-example crossentropy of one-hot `target` and probabilities (or logits) `output`;
+    probabilities are renormalized and clipped to [epsilon, 1 - epsilon] as in Keras."""
+    if from_logits:
+        return nn_ops.softmax_cross_entropy_with_logits_v2(labels=target, logits=output,
+                                                           axis=axis)
+    output = output / math_ops.reduce_sum(output, axis, keepdims=True)
+    output = clip(output, epsilon(), 1.0 - epsilon())
+    return -math_ops.reduce_sum(target * math_ops.log(output), axis)
+
+
+@tf_export("keras.backend.sparse_categorical_crossentropy")
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Per-example crossentropy of integer `target` (any shape holding one label per
+    example) and probabilities (or logits) `output`."""
+    rank = output.shape.rank
+    axis = axis % rank
+    if axis != rank - 1:
+        permutation = [i for i in range(rank) if i != axis] + [axis]
+        output = array_ops.transpose(output, perm=permutation)
+    if not from_logits:
+        output = math_ops.log(clip(output, epsilon(), 1.0 - epsilon()))
+    labels = array_ops.reshape(math_ops.cast(target, dtypes.int64),
+                               array_ops.shape(output)[:-1])
+    return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=output)
+
+
+@tf_export("keras.backend.binary_crossentropy")
+def binary_crossentropy(target, output, from_logits=False):
+    """Elementwise binary crossentropy (probabilities clipped to [epsilon, 1 - epsilon])."""
+    if from_logits:
+        return nn_ops.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
+    output = clip(output, epsilon(), 1.0 - epsilon())
+    bce = target * math_ops.log(output + epsilon())
+    return -(bce + (1.0 - target) * math_ops.log(1.0 - output + epsilon()))
+
+
+# ---------------------------------------------------------------- random values and variables
+
+
+@tf_export("keras.backend.truncated_normal")
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return random_ops.truncated_normal(shape, mean=mean, stddev=stddev,
+                                       dtype=dtype or floatx(), seed=seed)
+
+
+@tf_export("keras.backend.random_binomial", "keras.backend.random_bernoulli")
+def random_binomial(shape, p=0.0, dtype=None, seed=None):
+    """1 with probability `p`, else 0."""
+    dtype = dtype or floatx()
+    draw = random_ops.random_uniform(shape, dtype=dtype, seed=seed)
+    return array_ops.where_v2(draw <= p, array_ops.ones(shape, dtype=dtype),
+                              array_ops.zeros(shape, dtype=dtype))
+
+
+@tf_export("keras.backend.random_normal_variable")
+def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
+    """A variable initialized from N(mean, scale**2)."""
+    dtype = dtype or floatx()
+    return variable(random_ops.random_normal(shape, mean=mean, stddev=scale, dtype=dtype,
+                                             seed=seed), dtype=dtype, name=name)
+
+
+@tf_export("keras.backend.random_uniform_variable")
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    """A variable initialized from U(low, high)."""
+    dtype = dtype or floatx()
+    return variable(random_ops.random_uniform(shape, minval=low, maxval=high, dtype=dtype,
+                                              seed=seed), dtype=dtype, name=name)
+
+
+# ---------------------------------------------------------------- updates and gradients
+
+
+@tf_export("keras.backend.update")
+def update(x, new_x):
+    return x.assign(new_x)
+
+
+@tf_export("keras.backend.update_add")
+def update_add(x, increment):
+    return x.assign_add(increment)
+
+
+@tf_export("keras.backend.update_sub")
+def update_sub(x, decrement):
+    return x.assign_sub(decrement)
+
+
+@tf_export("keras.backend.moving_average_update")
+def moving_average_update(x, value, momentum):
+    """x <- momentum * x + (1 - momentum) * value. Where we differ: TF 1.x Keras also
+    zero-debiases the average (with extra variables); tfcompat does not, as TF 2 does not."""
+    return x.assign_sub((x - math_ops.cast(value, x.dtype)) * (1.0 - momentum))
+
+
+@tf_export("keras.backend.gradients")
+def gradients(loss, variables):
+    """The gradients of `loss` with respect to `variables` (`tf.gradients`)."""
+    from tfcompat.ops import gradients_impl
+    return gradients_impl.gradients(loss, variables, colocate_gradients_with_ops=True)
+
+
+@tf_export("keras.backend.print_tensor")
+def print_tensor(x, message=""):
+    """`x`, printing `message` and its value to stdout when it is computed."""
+    import sys
+    from tfcompat.ops import logging_ops
+    if not _state.building_graph:
+        logging_ops.print_v2(message, x, output_stream=sys.stdout)
+        return x
+    from tfcompat.framework.graph import get_default_graph
+    printed = logging_ops.print_v2(message, x, output_stream=sys.stdout)
+    with get_default_graph().control_dependencies([printed]):
+        return array_ops.identity(x)
+
+
+# ---------------------------------------------------------------- normalization
+
+
+@tf_export("keras.backend.batch_normalization")
+def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
+    """(x - mean) / sqrt(var + epsilon) * gamma + beta."""
+    return nn_ops.batch_normalization(x, mean, var, beta, gamma, epsilon)
+
+
+@tf_export("keras.backend.normalize_batch_in_training")
+def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
+    """(x normalized with the batch statistics over `reduction_axes`, mean, variance)."""
+    reduction_axes = sorted(a % x.shape.rank for a in reduction_axes)
+    mean, variance = nn_ops.moments(x, reduction_axes, keepdims=True)
+    kept_shape = [1 if i in reduction_axes else -1 for i in range(x.shape.rank)]
+    gamma = None if gamma is None else array_ops.reshape(gamma, kept_shape)
+    beta = None if beta is None else array_ops.reshape(beta, kept_shape)
+    normed = nn_ops.batch_normalization(x, mean, variance, beta, gamma, epsilon)
+    return normed, array_ops.squeeze(mean, reduction_axes), \
+        array_ops.squeeze(variance, reduction_axes)
+
+
+# ---------------------------------------------------------------- convolution and pooling
+
+
+def _tf_data_format(data_format, rank):
+    """Keras' data_format -> TF's ("NHWC"-style) for a `rank`-D input."""
+    spatial = {3: "W", 4: "HW", 5: "DHW"}[rank]
+    if normalize_data_format(data_format) == "channels_first":
+        return "NC" + spatial
+    return "N" + spatial + "C"
+
+
+def _padding(padding):
+    if padding not in ("same", "valid", "causal"):
+        raise ValueError("Invalid padding: %s" % (padding,))
+    return padding.upper()
+
+
+@tf_export("keras.backend.conv1d")
+def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """1-D convolution; "causal" padding left-pads the time axis."""
+    data_format = normalize_data_format(data_format)
+    if padding == "causal":
+        left = dilation_rate * (kernel.shape[0] - 1)
+        pads = [[0, 0], [left, 0], [0, 0]] if data_format == "channels_last" else \
+            [[0, 0], [0, 0], [left, 0]]
+        x = array_ops.pad(x, pads)
+        padding = "valid"
+    return nn_ops.convolution(x, kernel, padding=_padding(padding), strides=(strides,),
+                              dilation_rate=(dilation_rate,),
+                              data_format=_tf_data_format(data_format, 3))
+
+
+@tf_export("keras.backend.conv2d")
+def conv2d(x, kernel, strides=(1, 1), padding="valid", data_format=None,
+           dilation_rate=(1, 1)):
+    return nn_ops.convolution(x, kernel, padding=_padding(padding), strides=strides,
+                              dilation_rate=dilation_rate,
+                              data_format=_tf_data_format(data_format, 4))
+
+
+@tf_export("keras.backend.conv3d")
+def conv3d(x, kernel, strides=(1, 1, 1), padding="valid", data_format=None,
+           dilation_rate=(1, 1, 1)):
+    return nn_ops.convolution(x, kernel, padding=_padding(padding), strides=strides,
+                              dilation_rate=dilation_rate,
+                              data_format=_tf_data_format(data_format, 5))
+
+
+@tf_export("keras.backend.conv2d_transpose")
+def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid",
+                     data_format=None, dilation_rate=(1, 1)):
+    data_format = _tf_data_format(data_format, 4)
+    strides = (1,) + tuple(strides) + (1,) if data_format == "NHWC" else \
+        (1, 1) + tuple(strides)
+    return nn_ops.conv2d_transpose(x, kernel, output_shape, strides, padding=_padding(padding),
+                                   data_format=data_format,
+                                   dilations=(1,) + tuple(dilation_rate) + (1,)
+                                   if data_format == "NHWC" else (1, 1) + tuple(dilation_rate))
+
+
+@tf_export("keras.backend.depthwise_conv2d")
+def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding="valid", data_format=None,
+                     dilation_rate=(1, 1)):
+    data_format = _tf_data_format(data_format, 4)
+    strides = (1,) + tuple(strides) + (1,) if data_format == "NHWC" else \
+        (1, 1) + tuple(strides)
+    return nn_ops.depthwise_conv2d(x, depthwise_kernel, strides, _padding(padding),
+                                   rate=dilation_rate, data_format=data_format)
+
+
+@tf_export("keras.backend.separable_conv2d")
+def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding="valid",
+                     data_format=None, dilation_rate=(1, 1)):
+    data_format = _tf_data_format(data_format, 4)
+    strides = (1,) + tuple(strides) + (1,) if data_format == "NHWC" else \
+        (1, 1) + tuple(strides)
+    return nn_ops.separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides,
+                                   _padding(padding), rate=dilation_rate,
+                                   data_format=data_format)
+
+
+def _pool(x, pool_size, strides, padding, data_format, pool_mode, rank):
+    if pool_mode not in ("max", "avg"):
+        raise ValueError("Invalid pooling mode: %s" % (pool_mode,))
+    return nn_ops.pool(x, tuple(pool_size), "MAX" if pool_mode == "max" else "AVG",
+                       _padding(padding), strides=tuple(strides),
+                       data_format=_tf_data_format(data_format, rank))
+
+
+@tf_export("keras.backend.pool2d")
+def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool_mode="max"):
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 4)
+
+
+@tf_export("keras.backend.pool3d")
+def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None,
+           pool_mode="max"):
+    return _pool(x, pool_size, strides, padding, data_format, pool_mode, 5)
+
+
+# ---------------------------------------------------------------- padding and resizing
+
+
+def _spatial_axes(rank, data_format):
+    first = normalize_data_format(data_format) == "channels_first"
+    return list(range(2, rank)) if first else list(range(1, rank - 1))
+
+
+def _pad_axes(x, axes, padding):
+    pads = [[0, 0] for _ in range(x.shape.rank)]
+    for axis, (before, after) in zip(axes, padding):
+        pads[axis] = [before, after]
+    return array_ops.pad(x, pads)
+
+
+@tf_export("keras.backend.temporal_padding")
+def temporal_padding(x, padding=(1, 1)):
+    """Zero-pad the time axis (axis 1) of a 3-D tensor."""
+    return _pad_axes(x, [1], [padding])
+
+
+@tf_export("keras.backend.spatial_2d_padding")
+def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
+    return _pad_axes(x, _spatial_axes(4, data_format), padding)
+
+
+@tf_export("keras.backend.spatial_3d_padding")
+def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
+    return _pad_axes(x, _spatial_axes(5, data_format), padding)
+
+
+@tf_export("keras.backend.resize_images")
+def resize_images(x, height_factor, width_factor, data_format, interpolation="nearest"):
+    """Images scaled by integer factors (nearest: each pixel repeated)."""
+    if interpolation not in ("nearest", "bilinear"):
+        raise ValueError("interpolation should be one of \"nearest\" or \"bilinear\".")
+    rows, cols = _spatial_axes(4, data_format)
+    if interpolation == "nearest":
+        return repeat_elements(repeat_elements(x, height_factor, rows), width_factor, cols)
+    from tfcompat.ops import image_ops
+    channels_first = rows == 2
+    if channels_first:
+        x = array_ops.transpose(x, [0, 2, 3, 1])
+    size = [x.shape[1] * height_factor, x.shape[2] * width_factor]
+    x = image_ops.resize(x, size, method="bilinear")
+    return array_ops.transpose(x, [0, 3, 1, 2]) if channels_first else x
+
+
+@tf_export("keras.backend.resize_volumes")
+def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
+    """Volumes scaled by repeating each voxel along the three spatial axes."""
+    for axis, factor in zip(_spatial_axes(5, data_format),
+                            (depth_factor, height_factor, width_factor)):
+        x = repeat_elements(x, factor, axis)
+    return x
+
+
+# ---------------------------------------------------------------- functional ops
+
+
+@tf_export("keras.backend.map_fn")
+def map_fn(fn, elems, name=None, dtype=None):
+    from tfcompat.ops import control_flow_ops
+    return control_flow_ops.map_fn(fn, elems, name=name, dtype=dtype)
+
+
+@tf_export("keras.backend.foldl")
+def foldl(fn, elems, initializer=None, name=None):
+    from tfcompat.ops import control_flow_ops
+    return control_flow_ops.foldl(fn, elems, initializer=initializer, name=name)
+
+
+@tf_export("keras.backend.foldr")
+def foldr(fn, elems, initializer=None, name=None):
+    from tfcompat.ops import control_flow_ops
+    return control_flow_ops.foldr(fn, elems, initializer=initializer, name=name)
+
+
+# ---------------------------------------------------------------- K.function
+
+
+@tf_export("keras.backend.function")
+def function(inputs, outputs, updates=None, name=None, **kwargs):
+    """A callable `f(input_values) -> output values (numpy)`.
+
+    TF1 graphs: `Session.run` of `outputs` (and `updates`) in the Keras session, feeding
+    `inputs` (placeholders, `learning_phase()` included). Eager programs: `inputs` must be
+    `tf.keras.Input` tensors; `outputs` are recomputed from them as a functional model does.
+    Where we differ: there `learning_phase()` is a plain 0, so an input that is not a tensor
+    stands for the learning phase, and `updates` are not supported.
+    """
+    unknown = set(kwargs) - {"feed_dict", "fetches", "session_kwargs"}
+    if unknown:
+        raise ValueError("Invalid argument \"%s\" passed to K.function with TensorFlow backend"
+                         % sorted(unknown)[0])
+    from tfcompat.keras.engine.base_layer import flatten as flat
+    tensors = [t for t in flat([inputs, outputs]) if ops.is_tensor(t)]
+    keras_graph = builtins.any(getattr(getattr(t, "graph", None), "keras_graph", False)
+                      for t in tensors)
+    if keras_graph:
+        if updates:
+            raise NotImplementedError("tf.keras.backend.function(updates=...) on eager-mode "
+                                      "Keras tensors is not implemented by tfcompat; apply "
+                                      "the updates in Python after calling the function.")
+        return _EagerKerasFunction(inputs, outputs)
+    return _GraphFunction(inputs, outputs, updates or [], kwargs.get("feed_dict"),
+                          kwargs.get("fetches"))
+
+
+class _GraphFunction(object):
+    """K.function over a TF1 graph: one `Session.run` per call."""
+
+    def __init__(self, inputs, outputs, updates, feed_dict, fetches):
+        from tfcompat.framework.graph import get_default_graph
+        if not isinstance(inputs, (list, tuple)):
+            raise TypeError("`inputs` to a Keras backend function should be a list or tuple.")
+        self.graph = get_default_graph()
+        self.inputs = list(inputs)
+        self.outputs = outputs
+        self.updates = [u if not isinstance(u, (list, tuple)) else update(u[0], u[1])
+                        for u in updates]
+        self.feed_dict = dict(feed_dict or {})
+        self.fetches = list(fetches or [])
+
+    def __call__(self, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            raise TypeError("`inputs` should be a list or tuple.")
+        feed = dict(self.feed_dict)
+        for tensor, value in zip(self.inputs, inputs):
+            feed[tensor] = value
+        with self.graph.as_default():
+            session = get_session()
+        values = session.run([self.outputs, self.updates, self.fetches], feed_dict=feed)
+        return values[0]
+
+
+class _EagerKerasFunction(object):
+    """K.function over eager-mode Keras tensors: a functional model of `inputs` and
+    `outputs`, called under the learning phase fed for a non-tensor input."""
+
+    def __init__(self, inputs, outputs):
+        from tfcompat.keras.engine.network import Network
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        self.phase_positions = [i for i, x in enumerate(inputs) if not ops.is_tensor(x)]
+        tensors = [x for x in inputs if ops.is_tensor(x)]
+        self.single_output = not isinstance(outputs, (list, tuple))
+        try:
+            self.network = Network(tensors, list(outputs) if not self.single_output
+                                   else [outputs], name="keras_function")
+        except ValueError as e:
+            raise ValueError("tf.keras.backend.function in eager mode needs `tf.keras.Input` "
+                             "tensors as inputs and outputs computed from them: %s" % e) \
+                from None
+
+    def __call__(self, inputs):
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        phase = [inputs[i] for i in self.phase_positions]
+        values = [x for i, x in enumerate(inputs) if i not in self.phase_positions]
+        scope = learning_phase_scope(int(phase[0])) if phase else contextlib.nullcontext()
+        with scope:
+            outputs = self.network(values)
+        results = [o.numpy() for o in outputs]
+        return results[0] if self.single_output else results

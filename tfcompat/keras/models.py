@@ -1,32 +1,119 @@
-"""`tf.keras.models`: Model and Sequential, and models rebuilt from configs or JSON."""
+"""`tf.keras.models`: Model and Sequential, models rebuilt from configs or JSON, saved whole
+(`save_model` / `load_model`, in keras/saving) or cloned."""
 import json
 
 from tfcompat._api import tf_export
+from tfcompat.keras.engine.base_layer import flatten, map_structure
+from tfcompat.keras.engine.input_layer import Input, InputLayer
+from tfcompat.keras.engine.network import AddLoss, AddMetric
+from tfcompat.keras.engine.op_layer import TensorFlowOpLayer
 from tfcompat.keras.engine.sequential import Sequential
 from tfcompat.keras.engine.training import Model
+from tfcompat.keras.saving.save import load_model, save_model  # noqa: F401
+from tfcompat.keras.utils.generic_utils import get_custom_objects
 
 tf_export("keras.Model", "keras.models.Model")(Model)
 
 
 @tf_export("keras.models.model_from_config")
 def model_from_config(config, custom_objects=None):
-    """A model from `{"class_name": ..., "config": ...}` (Sequential or functional)."""
+    """A model from `{"class_name": ..., "config": ...}` (Sequential, functional, or a class
+    in `custom_objects` / the custom object scope)."""
     if isinstance(config, list):
         raise TypeError("`model_from_config` expects a dictionary, not a list. Maybe you "
                         "meant to use `Sequential.from_config(config)`?")
-    return _from_class_config(config, custom_objects)
+    custom_objects = dict(get_custom_objects(), **(custom_objects or {}))
+    name = config.get("class_name")
+    classes = {"Sequential": Sequential, "Model": Model, "Functional": Model}
+    cls = custom_objects.get(name) or classes.get(name)
+    if cls is None:
+        raise ValueError("Unknown model class: %s. Pass it in `custom_objects`." % name)
+    try:
+        return cls.from_config(config["config"], custom_objects=custom_objects)
+    except TypeError:
+        return cls.from_config(config["config"])
 
 
 @tf_export("keras.models.model_from_json")
 def model_from_json(json_string, custom_objects=None):
     """A model from `model.to_json()`."""
-    return _from_class_config(json.loads(json_string), custom_objects)
+    return model_from_config(json.loads(json_string), custom_objects)
 
 
-def _from_class_config(config, custom_objects):
-    name = config.get("class_name")
-    classes = {"Sequential": Sequential, "Model": Model, "Functional": Model}
-    cls = (custom_objects or {}).get(name) or classes.get(name)
-    if cls is None:
-        raise ValueError("Unknown model class: %s. Pass it in `custom_objects`." % name)
-    return cls.from_config(config["config"], custom_objects=custom_objects)
+@tf_export("keras.models.model_from_yaml")
+def model_from_yaml(yaml_string, custom_objects=None):
+    raise RuntimeError("Method `model_from_yaml()` has been removed due to security risk of "
+                       "arbitrary code execution. Please use `Model.to_json()` and "
+                       "`model_from_json()` instead.")
+
+
+def _clone_layer(layer):
+    return type(layer).from_config(layer.get_config())
+
+
+@tf_export("keras.models.clone_model")
+def clone_model(model, input_tensors=None, clone_function=None):
+    """A new Sequential or functional model with the same architecture and freshly
+    initialized weights (each layer rebuilt by `clone_function`, default
+    `cls.from_config(layer.get_config())`), optionally on new `input_tensors`."""
+    clone_function = clone_function or _clone_layer
+    if isinstance(model, Sequential):
+        return _clone_sequential(model, input_tensors, clone_function)
+    if not isinstance(model, Model) or not model._is_graph_network:
+        raise ValueError("Expected `model` argument to be a functional `Model` instance, but "
+                         "got a subclass model instead.")
+    return _clone_functional(model, input_tensors, clone_function)
+
+
+def _clone_sequential(model, input_tensors, clone_function):
+    layers = [clone_function(layer) for layer in model.layers]
+    if input_tensors is None:
+        if model._seq_input is not None and not hasattr(model.layers[0], "_batch_input_shape"):
+            source = model._seq_input
+            layers = [Input(batch_shape=source.shape.as_list(), dtype=source.dtype)] + layers
+        return Sequential(layers=layers, name=model.name)
+    inputs = input_tensors if isinstance(input_tensors, (list, tuple)) else [input_tensors]
+    if len(inputs) != 1:
+        raise ValueError("To clone a `Sequential` model, we expect at most one tensor as part "
+                         "of `input_tensors`.")
+    first = inputs[0]
+    if getattr(first, "_keras_history", None) is None:
+        first = Input(tensor=first)
+    return Sequential(layers=[first] + layers, name=model.name)
+
+
+def _clone_functional(model, input_tensors, clone_function):
+    if input_tensors is None:
+        new_inputs = [Input(batch_shape=x.shape.as_list(), dtype=x.dtype,
+                            name=x._keras_history[0].name) for x in model.inputs]
+    else:
+        given = input_tensors if isinstance(input_tensors, (list, tuple)) else [input_tensors]
+        if len(given) != len(model.inputs):
+            raise ValueError("Model has %d inputs, but `input_tensors` has %d tensors."
+                             % (len(model.inputs), len(given)))
+        new_inputs = [x if getattr(x, "_keras_history", None) is not None
+                      else Input(tensor=x) for x in given]
+    values = {id(x): y for x, y in zip(model.inputs, new_inputs)}
+    clones, side_outputs = {}, []
+    for node in model._network_nodes:
+        layer = node.layer
+        if isinstance(layer, InputLayer):
+            continue
+        if id(layer) not in clones:
+            clones[id(layer)] = layer if isinstance(layer, TensorFlowOpLayer) \
+                else clone_function(layer)
+        args = map_structure(lambda x: values.get(id(x), x), node.call_args)
+        kwargs = map_structure(lambda x: values.get(id(x), x), node.call_kwargs)
+        outputs = clones[id(layer)](*args, **kwargs)
+        flat = flatten(outputs)
+        for old, new in zip(node.output_tensors, flat):
+            values[id(old)] = new
+        if isinstance(layer, (AddLoss, AddMetric)):
+            side_outputs += flat
+    outputs = map_structure(lambda t: values[id(t)], model._nested_outputs)
+    inputs = new_inputs[0] if len(new_inputs) == 1 else new_inputs
+    clone = Model(inputs, outputs, name=model.name)
+    if side_outputs:
+        clone._side_outputs += side_outputs
+        clone._set_network_nodes()
+    return clone

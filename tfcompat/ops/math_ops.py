@@ -16,8 +16,8 @@ from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat import _api
 from tfcompat.framework import context, dtypes, errors
-from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_tensors,
-                                    to_torch)
+from tfcompat.framework.ops import (GraphTensorInEagerError, binary_operands, is_tensor_value,
+                                    op, same_dtype_tensors, to_torch)
 from tfcompat.framework.tensor import EagerTensor, Tensor
 
 _state = context.state
@@ -1227,6 +1227,8 @@ def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPE
             return fn(other, self) if reverse else fn(self, other)
         try:
             result = impl(other, self) if reverse else impl(self, other)
+        except GraphTensorInEagerError:  # a Keras symbolic tensor: the op records it
+            return fn(other, self) if reverse else fn(self, other)
         except (TypeError, ValueError) as error:
             reflected = getattr(type(other), counterpart, None)
             if reverse or reflected is None or is_tensor_value(other):

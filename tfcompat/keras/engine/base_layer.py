@@ -76,10 +76,55 @@ def shape_of(structure):
 
 class _CallContext(threading.local):
     def __init__(self):
-        self.stack = []     # (layer, training) of the layer calls in progress
+        self.stack = []             # (layer, training) of the layer calls in progress
+        self.metric_updates = None  # a list collecting TF1-graph `add_metric` update ops
+        self.graph_losses = None    # a list collecting TF1-graph losses added in calls
 
 
 _call_context = _CallContext()
+
+
+@contextlib.contextmanager
+def collect_metric_updates():
+    """Collect the update ops of `add_metric` calls made in a TF1 graph inside the block
+    (Keras' graph-mode training functions run them with the train/test step)."""
+    saved, _call_context.metric_updates = _call_context.metric_updates, []
+    try:
+        yield _call_context.metric_updates
+    finally:
+        _call_context.metric_updates = saved
+
+
+@contextlib.contextmanager
+def collect_graph_losses():
+    """Collect the symbolic (TF1-graph) losses that layer calls inside the block add, e.g.
+    the regularization of one application of a model to the training placeholders."""
+    saved, _call_context.graph_losses = _call_context.graph_losses, []
+    try:
+        yield _call_context.graph_losses
+    finally:
+        _call_context.graph_losses = saved
+
+
+def _in_keras_graph():
+    """True while building the private graph of eager-mode Keras tensors (functional models
+    under construction: nothing recorded there runs)."""
+    if not _state.building_graph:
+        return False
+    from tfcompat.framework.graph import get_default_graph
+    return getattr(get_default_graph(), "keras_graph", False)
+
+
+def _runs_eagerly_or_in_function():
+    """TF's rule for `add_loss`/`add_metric`: eager code and tf.function traces keep per-call
+    values; TF1 graphs and the Keras graph keep symbolic ones."""
+    if not _state.building_graph:
+        return True
+    from tfcompat.framework.graph import SubGraph, get_default_graph
+    graph = get_default_graph()
+    while isinstance(graph, SubGraph):
+        graph = graph.outer
+    return graph.building_function and not getattr(graph, "keras_graph", False)
 
 
 def outer_training():
@@ -218,7 +263,7 @@ class Layer(object):
                             "_nested_outputs", "_trainable_weights", "_non_trainable_weights",
                             "_losses", "_updates", "_callable_losses", "_eager_losses",
                             "_initial_weights", "_scope", "_current_scope",
-                            "_weight_names"))
+                            "_weight_names", "_metrics", "_in_call_loss_ids"))
     _ALLOWED_KWARGS = frozenset(("input_shape", "batch_input_shape", "batch_size", "weights",
                                  "activity_regularizer", "autocast", "implementation"))
 
@@ -236,6 +281,8 @@ class Layer(object):
         self._callable_losses = []
         self._eager_losses = []
         self._updates = []
+        self._metrics = []
+        self._in_call_loss_ids = set()   # ids of symbolic losses added inside layer calls
         self._inbound_nodes = []
         self._outbound_nodes = []
         self._dtype = None if dtype is None else dtypes.as_dtype(dtype).name
@@ -565,29 +612,59 @@ class Layer(object):
 
     # ------------------------------------------------------------ losses and updates
     def add_loss(self, losses, inputs=None):
-        """Add loss tensors or zero-argument callables (evaluated when `losses` is read)."""
+        """Add loss tensors or zero-argument callables (evaluated when `losses` is read).
+
+        As in TF: inside a call, eager tensors and tensors of a tf.function trace are kept
+        until the next outermost call; symbolic tensors of a TF1 graph or of a functional
+        model under construction are kept for good. An eager tensor outside a call raises.
+        """
         for loss in losses if isinstance(losses, (list, tuple)) else [losses]:
             if loss is None:
                 continue
             if callable(loss) and not ops.is_tensor(loss):
                 self._callable_losses.append(loss)
-            elif not _state.building_graph and _call_context.stack:
+                continue
+            if not ops.is_tensor(loss):
+                loss = ops.convert_to_tensor(loss, dtype=backend.floatx())
+            if _runs_eagerly_or_in_function():
+                if not _call_context.stack:
+                    raise ValueError("Expected a symbolic Tensors or a callable for the loss "
+                                     "value. Please wrap your loss computation in a zero "
+                                     "argument `lambda`.")
                 self._eager_losses.append(loss)
             else:
-                self._losses.append((ops.convert_to_tensor(loss), inputs))
+                self._losses.append((loss, inputs))
+                if _call_context.stack:
+                    self._in_call_loss_ids.add(id(loss))
+                    if _call_context.graph_losses is not None:
+                        _call_context.graph_losses.append(loss)
 
     @property
     def losses(self):
-        """Losses of this layer and its sub-layers (weight regularization recomputed)."""
+        """Losses of this layer and its sub-layers: per layer those of its latest eager call
+        (or tf.function trace) if any, else its symbolic ones; weight regularization losses
+        are recomputed."""
         collected = []
         for layer in self._flatten_layers():
-            collected += [loss for loss, _ in layer._losses]
-            collected += list(layer._eager_losses)
+            if layer._eager_losses:
+                collected += list(layer._eager_losses)
+            else:
+                collected += [loss for loss, _ in layer._losses]
             for fn in layer._callable_losses:
                 value = fn()
                 if value is not None:
                     collected.append(value)
         return collected
+
+    def _standing_losses(self):
+        """The losses not tied to one call: weight regularization (recomputed) and symbolic
+        losses added outside layer calls."""
+        collected = []
+        for layer in self._flatten_layers():
+            collected += [loss for loss, _ in layer._losses
+                          if id(loss) not in layer._in_call_loss_ids]
+            collected += [fn() for fn in layer._callable_losses]
+        return [loss for loss in collected if loss is not None]
 
     def get_losses_for(self, inputs):
         """Unconditional losses for `inputs=None`, else those added with `inputs`."""
@@ -600,6 +677,40 @@ class Layer(object):
                 result += [loss for loss, tag in layer._losses if tag is not None]
                 result += list(layer._eager_losses)
         return [loss for loss in result if loss is not None]
+
+    # ------------------------------------------------------------ metrics
+    def add_metric(self, value, aggregation=None, name=None):
+        """Track the mean of `value` as metric `name` (a `keras.metrics.Mean` owned by the
+        layer; `Model.fit` logs it). Inside `call` it is updated on every call (in a TF1
+        graph, by the Keras training functions); on a functional model under construction
+        the metric is only created. TF 2.4's rule: `aggregation` None means "mean"."""
+        if aggregation is not None and aggregation != "mean":
+            raise ValueError("We currently support only `mean` sample-wise metric aggregation. "
+                             "You provided aggregation=`%s`" % (aggregation,))
+        if name is None:
+            raise ValueError("Please provide a name for your metric like "
+                             "`self.add_metric(tf.reduce_sum(inputs), name='mean_activation', "
+                             "aggregation='mean')`")
+        if not _call_context.stack and not _is_symbolic(value):
+            raise ValueError("Expected a symbolic Tensor for the metric value, received: %s"
+                             % (value,))
+        metric = next((m for m in self._metrics if m.name == name), None)
+        if metric is None:
+            from tfcompat.keras.metrics import Mean
+            value = value if ops.is_tensor(value) else ops.convert_to_tensor(value)
+            metric = Mean(name=name, dtype=value.dtype.base_dtype if
+                          value.dtype.base_dtype.is_floating else None)
+            self._metrics.append(metric)
+        if _in_keras_graph():
+            return
+        update = metric.update_state(value)
+        if not _runs_eagerly_or_in_function() and _call_context.metric_updates is not None:
+            _call_context.metric_updates.append(update)
+
+    @property
+    def metrics(self):
+        """The metrics added with `add_metric` by this layer and its sub-layers."""
+        return _dedup([m for layer in self._flatten_layers() for m in layer._metrics])
 
     def _clear_eager_losses(self):
         for layer in self._flatten_layers():
@@ -687,9 +798,15 @@ class Layer(object):
         return convert(inputs)
 
     def _resolve_training(self, args, kwargs):
-        """The `training` value this call runs with, injected into kwargs where Keras does."""
-        if "training" in kwargs and kwargs["training"] is not None:
-            return kwargs["training"]
+        """The `training` value this call runs with (Keras' priorities: passed explicitly,
+        passed to an enclosing layer call, the learning phase set with `set_learning_phase`).
+        `call` gets it only when it accepts a `training` argument; a value the framework
+        passes is a bool (a boolean tensor for a learning-phase placeholder)."""
+        if "training" in kwargs:
+            explicit = kwargs["training"] if self._expects_training_arg \
+                else kwargs.pop("training")
+            if explicit is not None:
+                return explicit
         if not self._expects_training_arg:
             return None
         position = self._call_fn_args.index("training")
@@ -699,6 +816,12 @@ class Layer(object):
         if inherited is None and backend.global_learning_phase_is_set():
             inherited = backend.learning_phase()
         if inherited is not None and len(args) <= position:
+            if ops.is_tensor(inherited):
+                if inherited.dtype.base_dtype != dtypes.bool:
+                    from tfcompat.ops import math_ops
+                    inherited = math_ops.cast(inherited, dtypes.bool)
+            else:
+                inherited = bool(inherited)
             kwargs["training"] = inherited
         return inherited
 
@@ -717,11 +840,10 @@ class Layer(object):
             masks = map_structure(lambda x: getattr(x, "_keras_mask", None), inputs)
             if any(m is not None for m in flatten(masks)):
                 kwargs["mask"] = masks
-        previous_mask = kwargs.get("mask")
+        previous_mask = kwargs.get("mask") if self._expects_mask_arg else kwargs.pop("mask", None)
         training = self._resolve_training(args, kwargs)
         graph = _symbolic_graph(flat_inputs)
-        outermost = not _call_context.stack
-        if outermost and not _state.building_graph and graph is None:
+        if not _call_context.stack:
             self._clear_eager_losses()
         with (graph.as_default() if graph is not None else contextlib.nullcontext()):
             with ops.name_scope(self._name_scope()):
@@ -730,10 +852,10 @@ class Layer(object):
                 _call_context.stack.append((self, training))
                 try:
                     outputs = self.call(*args, **kwargs)
+                    if self._activity_regularizer is not None:
+                        self._handle_activity_regularization(inputs, outputs)
                 finally:
                     _call_context.stack.pop()
-                if self._activity_regularizer is not None:
-                    self._handle_activity_regularization(inputs, outputs)
                 self._set_mask_metadata(inputs, outputs, previous_mask)
             if functional:
                 outputs = self._record_node(call_args, call_kwargs, flat_inputs, outputs)

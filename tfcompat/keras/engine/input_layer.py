@@ -24,6 +24,7 @@ class KerasGraph(Graph):
     """
 
     building_function = True
+    keras_graph = True
 
     def _static(self, method, value):
         mode = self._fake_mode

@@ -3,8 +3,8 @@
 Two forms, as in Keras:
 - functional, `Model(inputs, outputs)`: the layer calls recorded on Keras tensors (`Node`s)
   from the inputs to the outputs form a DAG that `call` re-applies, in order, to real inputs.
-  TF ops applied directly to Keras tensors between layers are re-applied too (TF2 Keras
-  wraps them as TensorFlowOpLayers);
+  TF ops applied directly to Keras tensors between layers become TensorFlowOpLayers, as in
+  TF 2.0-2.3 (engine/op_layer.py);
 - subclassed: `call` is the user's; sub-layers assigned to attributes are tracked.
 
 Weights save/load through `tf.train.Checkpoint` (or HDF5 with h5py), `summary()` prints
@@ -15,56 +15,56 @@ import os
 
 import numpy as np
 
-from tfcompat.framework import context, ops
+from tfcompat.framework import ops
 from tfcompat.framework.graph import SymbolicTensor
-from tfcompat.framework.tensor import EagerTensor, Tensor
+from tfcompat.framework.tensor import Tensor
 from tfcompat.keras import backend
-from tfcompat.keras.engine.base_layer import Layer, flatten, map_structure
+from tfcompat.keras.engine.base_layer import Layer, _call_context, flatten, map_structure
 from tfcompat.keras.engine.input_layer import InputLayer
-
-_state = context.state
-
-
-class _OpNode(object):
-    """A TF op applied to Keras tensors inside a functional model (TensorFlowOpLayer)."""
-
-    def __init__(self, operation):
-        self.operation = operation
-        self.bound = operation._node.target
-        self.input_tensors = list(operation.inputs)
-        self.output_tensors = list(operation.outputs)
-        self.layer = None
-
-    def apply(self, values):
-        from tfcompat.framework.graph import _fill, get_default_graph
-        from tfcompat.framework.ops import to_torch, wrap
-        inputs = [values[id(t)] if id(t) in values else _graph_input_value(t)
-                  for t in self.input_tensors]
-        bound = self.bound
-        if _state.building_graph:
-            args = _fill(bound.args_template, inputs)
-            kwargs = _fill(bound.kwargs_template, inputs)
-            kwargs.pop("name", None)
-            return get_default_graph().record(bound.fn, bound.op_type, args, kwargs)
-        return wrap(bound(*[to_torch(v) for v in inputs]))
+from tfcompat.keras.engine.op_layer import (TensorFlowOpLayer, create_keras_history,
+                                            depends_on_keras_tensors)
 
 
-def _graph_input_value(tensor):
-    node = tensor.op._node
-    kind = node.meta.get("input_kind")
-    if kind == "variable":
-        return node.meta["variable"]
-    if kind == "capture":
-        return EagerTensor(node.meta["value"])
-    raise ValueError("Graph disconnected: cannot obtain value for tensor %s. It is not an "
-                     "input of the model and not computed by a layer from the model's "
-                     "inputs." % (tensor,))
+class AddLoss(Layer):
+    """Adds its input to the model's losses on every call (TF's AddLoss layer)."""
+
+    def __init__(self, unconditional=False, **kwargs):
+        super(AddLoss, self).__init__(**kwargs)
+        self.unconditional = unconditional
+
+    def call(self, inputs):
+        self.add_loss(inputs, inputs=None if self.unconditional else inputs)
+        return inputs
+
+    def get_config(self):
+        config = super(AddLoss, self).get_config()
+        config["unconditional"] = self.unconditional
+        return config
+
+
+class AddMetric(Layer):
+    """Tracks the mean of its input as metric `metric_name` (TF's AddMetric layer)."""
+
+    def __init__(self, aggregation=None, metric_name=None, **kwargs):
+        super(AddMetric, self).__init__(**kwargs)
+        self.aggregation = aggregation
+        self.metric_name = metric_name
+
+    def call(self, inputs):
+        self.add_metric(inputs, self.aggregation, self.metric_name)
+        return inputs
+
+    def get_config(self):
+        config = super(AddMetric, self).get_config()
+        config.update({"aggregation": self.aggregation, "metric_name": self.metric_name})
+        return config
 
 
 class Network(Layer):
     """A layer made of layers: functional (`inputs`, `outputs`) or subclassed."""
 
-    _UNTRACKED = Layer._UNTRACKED | frozenset(("inputs", "outputs", "_nodes_by_depth"))
+    _UNTRACKED = Layer._UNTRACKED | frozenset(("inputs", "outputs", "_nodes_by_depth",
+                                               "_side_outputs"))
 
     def __init__(self, *args, **kwargs):
         if (len(args) == 2 or "inputs" in kwargs and "outputs" in kwargs or
@@ -112,17 +112,59 @@ class Network(Layer):
                 raise ValueError("Output tensors to a %s must be the output of a TensorFlow "
                                  "`Layer` (thus holding past layer metadata). Found: %s"
                                  % (type(self).__name__, x))
+        create_keras_history(self.outputs)
         self._input_layers = [x._keras_history[0] for x in self.inputs]
-        self._network_nodes = self._topological_nodes()
-        layers = list(self._input_layers)
-        for node in self._network_nodes:
-            if node.layer is not None and all(node.layer is not l for l in layers):
-                layers.append(node.layer)
-        self._network_layers = layers
-        self._output_layers = [getattr(x, "_keras_history", (None,))[0] for x in self.outputs]
+        self._side_outputs = []
+        self._set_network_nodes()
+        self._output_layers = [x._keras_history[0] for x in self.outputs]
         self.built = True
         self._compute_output_and_mask_jointly = True
         self._record_self_node()
+
+    def _set_network_nodes(self):
+        self._network_nodes = self._topological_nodes()
+        layers = list(self._input_layers)
+        for node in self._network_nodes:
+            if all(node.layer is not l for l in layers):
+                layers.append(node.layer)
+        self._network_layers = layers
+
+    def _add_side_output(self, layer, tensor):
+        """Run `layer` (AddLoss/AddMetric) on `tensor`, computed from the model's inputs, on
+        every call of the model (TF's `_graph_network_add_loss`)."""
+        create_keras_history([tensor])
+        self._side_outputs.append(layer(tensor))
+        self._set_network_nodes()
+
+    def _graph_side_tensor(self, value):
+        """True for a symbolic tensor computed from Keras tensors, given to `add_loss` or
+        `add_metric` of a functional model outside its call."""
+        return getattr(self, "_is_graph_network", False) and not _call_context.stack and \
+            isinstance(value, SymbolicTensor) and depends_on_keras_tensors(value)
+
+    def add_loss(self, losses, inputs=None):
+        """Layer.add_loss; a functional model given a tensor computed from its inputs
+        recomputes that loss on each call (TF adds an AddLoss layer)."""
+        for loss in losses if isinstance(losses, (list, tuple)) else [losses]:
+            if self._graph_side_tensor(loss):
+                self._add_side_output(AddLoss(dtype=loss.dtype.base_dtype.name), loss)
+            else:
+                super(Network, self).add_loss(loss, inputs=inputs)
+
+    def add_metric(self, value, aggregation=None, name=None):
+        """Layer.add_metric; a functional model given a tensor computed from its inputs
+        recomputes that metric on each call (TF adds an AddMetric layer)."""
+        if self._graph_side_tensor(value):
+            if aggregation is not None and aggregation != "mean":
+                raise ValueError("We currently support only `mean` sample-wise metric "
+                                 "aggregation. You provided aggregation=`%s`" % (aggregation,))
+            if name is None:
+                raise ValueError("Please provide a name for your metric like "
+                                 "`self.add_metric(tf.reduce_sum(inputs), "
+                                 "name='mean_activation', aggregation='mean')`")
+            self._add_side_output(AddMetric(aggregation, name), value)
+            return
+        super(Network, self).add_metric(value, aggregation=aggregation, name=name)
 
     def _record_self_node(self):
         from tfcompat.keras.engine.base_layer import Node
@@ -130,39 +172,26 @@ class Network(Layer):
         self._inbound_nodes.append(node)
 
     def _topological_nodes(self):
-        """Nodes (layer calls and TF ops) from the inputs to the outputs, in run order."""
+        """The layer calls from the inputs to the outputs (and to the tensors of
+        `add_loss`/`add_metric` calls on the model), in run order."""
         input_ids = {id(x) for x in self.inputs}
         order, done, active = [], set(), set()
-
-        def node_of(tensor):
-            history = getattr(tensor, "_keras_history", None)
-            if history is not None:
-                layer, index, _ = history
-                return layer._inbound_nodes[index]
-            if isinstance(tensor, SymbolicTensor) and \
-                    tensor.op._node.op == "call_function" and \
-                    hasattr(tensor.op._node.target, "args_template"):
-                key = ("op", id(tensor.op))
-                if key not in op_nodes:
-                    op_nodes[key] = _OpNode(tensor.op)
-                return op_nodes[key]
-            return None
-
-        op_nodes = {}
 
         def visit(tensor):
             if id(tensor) in input_ids:
                 return
-            node = node_of(tensor)
-            if node is None:
-                _graph_input_value(tensor)  # constants and variables; else disconnected
-                return
-            if isinstance(node.layer, InputLayer):
+            history = getattr(tensor, "_keras_history", None)
+            if history is None:
+                raise ValueError("Graph disconnected: cannot obtain value for tensor %s. It is "
+                                 "not an input of the model and not computed by a layer from "
+                                 "the model's inputs." % (tensor,))
+            layer, index, _ = history
+            node = layer._inbound_nodes[index]
+            if isinstance(layer, InputLayer):
                 raise ValueError("Graph disconnected: cannot obtain value for tensor %s at "
                                  "layer \"%s\". The following previous layers were accessed "
                                  "without issue: %s" % (
-                                     tensor, node.layer.name,
-                                     [n.layer.name for n in order if n.layer is not None]))
+                                     tensor, layer.name, [n.layer.name for n in order]))
             if id(node) in done:
                 return
             if id(node) in active:
@@ -173,7 +202,7 @@ class Network(Layer):
             active.discard(id(node))
             done.add(id(node))
             order.append(node)
-        for x in self.outputs:
+        for x in self.outputs + self._side_outputs:
             visit(x)
         return order
 
@@ -281,7 +310,7 @@ class Network(Layer):
             return None
         names, seen = [], {}
         for layer in self._output_layers:
-            name = layer.name if layer is not None else "tf_op"
+            name = layer.name
             seen[name] = seen.get(name, 0) + 1
             names.append(name if seen[name] == 1 else "%s_%d" % (name, seen[name] - 1))
         return names
@@ -358,44 +387,85 @@ class Network(Layer):
         print_summary(self, line_length, positions, print_fn)
 
     # ------------------------------------------------------------ weights on disk
-    def save_weights(self, filepath, overwrite=True, save_format=None):
-        """Save the weights: a TF checkpoint (default) or HDF5 (`.h5`, needs h5py)."""
-        if _is_hdf5(filepath, save_format):
-            _save_weights_h5(self, filepath)
+    def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
+        """Save the weights: a checkpoint with the model as its root, as TF writes (plus the
+        `checkpoint` state file), or HDF5 for `.h5`/`.keras`/`.hdf5` (needs h5py). A
+        compiled model's optimizer is in the checkpoint too, as in TF 2."""
+        from tfcompat.keras.saving import hdf5_format, saved_model, save
+        from tfcompat.train import saver
+        filepath = os.fspath(filepath)
+        is_h5 = filepath.endswith(hdf5_format.HDF5_SUFFIXES)
+        if save_format is None:
+            save_format = "h5" if is_h5 else "tf"
+        else:
+            save_format = str(save_format).lower().strip()
+            if save_format in ("tensorflow", "tf"):
+                save_format = "tf"
+            elif save_format in ("hdf5", "h5", "keras"):
+                save_format = "h5"
+            else:
+                raise ValueError("Unknown format \"%s\". Was expecting one of {\"tf\", "
+                                 "\"h5\"}." % (save_format,))
+        if save_format == "tf" and is_h5:
+            raise ValueError("save_weights got save_format=\"tf\"/\"tensorflow\", but the "
+                             "filepath (\"%s\") looks like an HDF5 file. Omit the \".h5\"/"
+                             "\".keras\" when saving in TensorFlow format." % filepath)
+        existing = filepath if save_format == "h5" else filepath + ".safetensors"
+        if not overwrite and os.path.isfile(existing) and \
+                not save._proceed_with_overwrite(existing):
             return
-        from tfcompat.train.checkpoint import Checkpoint
-        Checkpoint(model=self).write(filepath)
+        if save_format == "h5":
+            hdf5_format.save_weights(self, filepath)
+            return
+        saved_model.write_checkpoint(self, filepath)
+        saver.update_checkpoint_state_internal(os.path.dirname(filepath), filepath, [filepath],
+                                               save_relative_paths=True)
 
-    def load_weights(self, filepath, by_name=False):
-        """Load weights saved by `save_weights` (TF checkpoint or HDF5)."""
-        if _is_hdf5(filepath, None):
-            _load_weights_h5(self, filepath, by_name)
+    def load_weights(self, filepath, by_name=False, skip_mismatch=False, options=None):
+        """Load weights saved by `save_weights` (or TF's): a checkpoint (TF's or ours; a
+        model directory's `variables/`), restored by object graph, or an HDF5 file, by
+        layer order or `by_name`. Returns the restore status for checkpoints."""
+        from tfcompat.keras.saving import hdf5_format, saved_model
+        filepath = os.fspath(filepath)
+        if skip_mismatch and not by_name:
+            raise ValueError("When calling model.load_weights, skip_mismatch can only be set "
+                             "to True when by_name is True.")
+        if skip_mismatch:
+            raise NotImplementedError("load_weights(skip_mismatch=True) is not implemented by "
+                                      "tfcompat")
+        if os.path.isdir(filepath):
+            filepath = os.path.join(filepath, saved_model.VARIABLES_PREFIX)
+        elif filepath.endswith(hdf5_format.HDF5_SUFFIXES) or _is_hdf5_file(filepath):
+            if not self._is_graph_network and not self.built:
+                raise ValueError("Unable to load weights saved in HDF5 format into a "
+                                 "subclassed Model which has not created its variables yet. "
+                                 "Call the Model first, then load the weights.")
+            hdf5_format.load_weights(self, filepath, by_name)
             return None
-        from tfcompat.train.checkpoint import Checkpoint
-        return Checkpoint(model=self).restore(filepath)
+        if by_name:
+            raise NotImplementedError("Weights may only be loaded based on topology into "
+                                      "Models when loading TensorFlow-formatted weights (got "
+                                      "by_name=True to load_weights).")
+        status = saved_model.restore_checkpoint(self, filepath)
+        status.assert_nontrivial_match()
+        return status
 
     # ------------------------------------------------------------ config
     def get_config(self):
         if not self._is_graph_network:
             raise NotImplementedError("Subclassed models have no config: override "
                                       "`get_config` (and `from_config`) to serialize them.")
-        node_index = {}
-        for layer in self._network_layers:
-            for i, node in enumerate(layer._inbound_nodes):
-                node_index[id(node)] = i
+        in_network = {id(n) for n in self._network_nodes}
         layer_configs = []
         for layer in self._network_layers:
             inbound = []
             for node in layer._inbound_nodes:
-                if id(node) not in {id(n) for n in self._network_nodes}:
+                if id(node) not in in_network:
                     continue
-                inbound.append([[t._keras_history[0].name, t._keras_history[1],
+                inbound.append([[t._keras_history[0].name, _node_position(self, t),
                                  t._keras_history[2], {}] for t in node.input_tensors])
             layer_configs.append({"name": layer.name, "class_name": type(layer).__name__,
                                   "config": layer.get_config(), "inbound_nodes": inbound})
-        if any(node.layer is None for node in self._network_nodes):
-            raise NotImplementedError("Models with TF ops applied directly to Keras tensors "
-                                      "cannot be serialized by tfcompat; use Lambda layers.")
 
         def refs(tensors):
             return [[t._keras_history[0].name, _node_position(self, t), t._keras_history[2]]
@@ -408,6 +478,8 @@ class Network(Layer):
         """Rebuild a functional model from `get_config()`."""
         from tfcompat.keras.layers import deserialize
         from tfcompat.keras.engine.input_layer import Input
+        from tfcompat.keras.utils.generic_utils import get_custom_objects
+        custom_objects = dict(_ENGINE_LAYERS, **get_custom_objects(), **(custom_objects or {}))
         created, outputs_of = {}, {}
         for spec in config["layers"]:
             if spec["class_name"] == "InputLayer":
@@ -440,15 +512,25 @@ class Network(Layer):
                                  "have unresolved inputs" % [s["name"] for s in pending])
         inputs = [outputs_of[n][i][j] for n, i, j in config["input_layers"]]
         outputs = [outputs_of[n][i][j] for n, i, j in config["output_layers"]]
-        return cls(inputs=inputs[0] if len(inputs) == 1 else inputs,
-                   outputs=outputs[0] if len(outputs) == 1 else outputs, name=config["name"])
+        model = cls(inputs=inputs[0] if len(inputs) == 1 else inputs,
+                    outputs=outputs[0] if len(outputs) == 1 else outputs, name=config["name"])
+        for spec in config["layers"]:  # AddLoss/AddMetric layers, off the path to the outputs
+            layer = created[spec["name"]]
+            if isinstance(layer, (AddLoss, AddMetric)) and \
+                    all(layer is not known for known in model._network_layers):
+                model._side_outputs += [out for node in outputs_of[spec["name"]]
+                                        for out in node]
+        if model._side_outputs:
+            model._set_network_nodes()
+        return model
 
     def to_json(self, **kwargs):
         """The model's architecture as a JSON string (Keras' format)."""
         from tfcompat.keras import __version__ as keras_version
+        from tfcompat.keras.saving.saving_utils import get_json_type
         return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
                            "keras_version": keras_version, "backend": "tensorflow"},
-                          default=_json_default, **kwargs)
+                          default=get_json_type, **kwargs)
 
     def to_yaml(self, **kwargs):
         raise RuntimeError("Method `model.to_yaml()` has been removed due to security risk "
@@ -456,23 +538,15 @@ class Network(Layer):
                            "instead.")
 
 
+_ENGINE_LAYERS = {"TensorFlowOpLayer": TensorFlowOpLayer, "AddLoss": AddLoss,
+                  "AddMetric": AddMetric}
+
+
 def _node_position(network, tensor):
     layer, index, _ = tensor._keras_history
     kept = [i for i, node in enumerate(layer._inbound_nodes)
             if isinstance(layer, InputLayer) or node in network._network_nodes]
     return kept.index(index) if index in kept else 0
-
-
-def _json_default(obj):
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if hasattr(obj, "name") and hasattr(obj, "as_numpy_dtype"):
-        return obj.name
-    raise TypeError("Not JSON Serializable: %r" % (obj,))
 
 
 def _flat_like(result, node):
@@ -484,85 +558,12 @@ def _flat_like(result, node):
     return flat
 
 
-# ---------------------------------------------------------------- HDF5 weights
-
-
-def _is_hdf5(filepath, save_format):
-    if save_format is not None:
-        if save_format not in ("h5", "hdf5", "tf"):
-            raise ValueError("Unknown format \"%s\". Was expecting one of {\"tf\", \"h5\"}."
-                             % save_format)
-        return save_format in ("h5", "hdf5")
-    return str(filepath).endswith((".h5", ".keras", ".hdf5"))
-
-
-def _h5py():
-    try:
-        import h5py
-    except ImportError:
-        raise ImportError("`save_weights`/`load_weights` with an HDF5 file (.h5) requires "
-                          "h5py: install it with `pip install h5py`, or use the TensorFlow "
-                          "checkpoint format (a path without the .h5 suffix).") from None
-    return h5py
-
-
-def _save_weights_h5(model, filepath):
-    h5py = _h5py()
-    dirname = os.path.dirname(os.path.abspath(filepath))
-    os.makedirs(dirname, exist_ok=True)
-    with h5py.File(filepath, "w") as f:
-        layers = model.layers
-        f.attrs["layer_names"] = [layer.name.encode("utf8") for layer in layers]
-        f.attrs["backend"] = b"tensorflow"
-        from tfcompat.keras import __version__ as keras_version
-        f.attrs["keras_version"] = keras_version.encode("utf8")
-        for layer in layers:
-            group = f.create_group(layer.name)
-            weights = layer.weights
-            values = backend.batch_get_value(weights)
-            names = [w.name.encode("utf8") for w in weights]
-            group.attrs["weight_names"] = names
-            for name, value in zip(names, values):
-                dataset = group.create_dataset(name.decode("utf8"), value.shape,
-                                               dtype=value.dtype)
-                dataset[()] = value
-
-
-def _load_weights_h5(model, filepath, by_name):
-    h5py = _h5py()
-    with h5py.File(filepath, "r") as f:
-        if "layer_names" not in f.attrs and "model_weights" in f:
-            f = f["model_weights"]
-        names = [n.decode("utf8") if isinstance(n, bytes) else n
-                 for n in f.attrs["layer_names"]]
-        saved = {}
-        for name in names:
-            group = f[name]
-            weight_names = [n.decode("utf8") if isinstance(n, bytes) else n
-                            for n in group.attrs["weight_names"]]
-            saved[name] = [np.asarray(group[w]) for w in weight_names]
-        pairs = []
-        if by_name:
-            for layer in model.layers:
-                if layer.name in saved:
-                    pairs += _pair_weights(layer, saved[layer.name])
-        else:
-            layers = [layer for layer in model.layers if layer.weights]
-            filtered = [name for name in names if saved[name]]
-            if len(filtered) != len(layers):
-                raise ValueError("You are trying to load a weight file containing %d layers "
-                                 "into a model with %d layers." % (len(filtered), len(layers)))
-            for layer, name in zip(layers, filtered):
-                pairs += _pair_weights(layer, saved[name])
-        backend.batch_set_value(pairs)
-
-
-def _pair_weights(layer, values):
-    weights = layer.weights
-    if len(weights) != len(values):
-        raise ValueError("Layer %s expects %d weights, but the saved weights have %d "
-                         "elements." % (layer.name, len(weights), len(values)))
-    return list(zip(weights, values))
+def _is_hdf5_file(path):
+    """True for an existing file that starts with HDF5's signature."""
+    if not os.path.isfile(path):
+        return False
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89HDF\r\n\x1a\n"
 
 
 # ---------------------------------------------------------------- summary
@@ -590,7 +591,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     if model._is_graph_network and not sequential_like:
         sequential_like = all(len(node.input_tensors) <= 1 and
                               len(node.output_tensors) == 1 and
-                              (node.layer is None or len(node.layer._inbound_nodes) <= 2)
+                              len(node.layer._inbound_nodes) <= 2
                               for node in model._network_nodes)
     if sequential_like:
         line_length = line_length or 65

@@ -5,6 +5,9 @@ layers are connected symbolically as they are added, so `summary()`, `inputs`/`o
 the weights exist at once; otherwise the model is built on its first call (or `build`).
 `call` applies the layers in order, passing `training` and masks along.
 """
+import logging
+import warnings
+
 from tfcompat._api import tf_export
 from tfcompat.framework.tensor import Tensor
 from tfcompat.framework.tensor_shape import TensorShape
@@ -125,6 +128,31 @@ class Sequential(Model):
     def compute_mask(self, inputs, mask=None):
         return None
 
+    def predict_proba(self, x, batch_size=32, verbose=0):
+        """Deprecated Keras 2 name for `predict` (warns when outputs are not in [0, 1])."""
+        warnings.warn("`model.predict_proba()` is deprecated and will be removed after "
+                      "2021-01-01. Please use `model.predict()` instead.")
+        predictions = self.predict(x, batch_size, verbose)
+        if predictions.min() < 0.0 or predictions.max() > 1.0:
+            logging.getLogger("tensorflow").warning(
+                "Network returning invalid probability values. The last layer might not "
+                "normalize predictions into probabilities (like softmax or sigmoid would).")
+        return predictions
+
+    def predict_classes(self, x, batch_size=32, verbose=0):
+        """Deprecated Keras 2 helper: the argmax of `predict` (or `> 0.5` as int32 for a
+        single output unit)."""
+        warnings.warn("`model.predict_classes()` is deprecated and will be removed after "
+                      "2021-01-01. Please use instead:* `np.argmax(model.predict(x), "
+                      "axis=-1)`,   if your model does multi-class classification   (e.g. if "
+                      "it uses a `softmax` last-layer activation).* `(model.predict(x) > "
+                      "0.5).astype(\"int32\")`,   if your model does binary classification   "
+                      "(e.g. if it uses a `sigmoid` last-layer activation).")
+        probabilities = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if probabilities.shape[-1] > 1:
+            return probabilities.argmax(axis=-1)
+        return (probabilities > 0.5).astype("int32")
+
     @property
     def input_shape(self):
         if self._seq_input is None:
@@ -150,6 +178,8 @@ class Sequential(Model):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         from tfcompat.keras.layers import deserialize
+        from tfcompat.keras.utils.generic_utils import get_custom_objects
+        custom_objects = dict(get_custom_objects(), **(custom_objects or {}))
         if isinstance(config, list):
             config = {"layers": config}
         model = cls(name=config.get("name"))

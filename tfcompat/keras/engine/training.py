@@ -29,7 +29,9 @@ from tfcompat.keras import callbacks as callbacks_module
 from tfcompat.keras import losses as losses_mod
 from tfcompat.keras import metrics as metrics_mod
 from tfcompat.keras import optimizers
-from tfcompat.keras.engine.base_layer import flatten, map_structure
+from tfcompat.keras.engine.base_layer import (collect_graph_losses, collect_metric_updates,
+                                               flatten, map_structure)
+from tfcompat.keras.engine.data_adapter import unpack_x_y_sample_weight
 from tfcompat.keras.engine.network import Network
 
 _state = context.state
@@ -54,20 +56,6 @@ def _to_tensor(value):
 
 def _torch(value):
     return value._t if type(value) is EagerTensor else ops.to_torch(value)
-
-
-def _unpack(data):
-    """Keras' `unpack_x_y_sample_weight`: a tuple is (x,), (x, y) or (x, y, sample_weight)."""
-    if isinstance(data, tuple):
-        if len(data) == 1:
-            return data[0], None, None
-        if len(data) == 2:
-            return data[0], data[1], None
-        if len(data) == 3:
-            return data
-        raise ValueError("Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
-                         "`(x, y, sample_weight)`, found: %s" % (data,))
-    return data, None, None
 
 
 def _is_array_like(value):
@@ -200,7 +188,7 @@ class _IterableData(object):
                     _ran_out_warning(self.steps)
                 break
             count += 1
-            x, y, sw = _unpack(element)
+            x, y, sw = unpack_x_y_sample_weight(element)
             yield (map_structure(_to_tensor, x), map_structure(_to_tensor, y) if y is not None
                    else None, map_structure(_to_tensor, sw) if sw is not None else None)
         if self.steps is None and self.is_iterator:
@@ -427,6 +415,10 @@ def _batch_size_of(y_pred):
 class Model(Network):
     """`tf.keras.Model` with Keras 2 semantics (compile / fit / evaluate / predict)."""
 
+    # the compiled losses/metrics and traced steps are no part of the model's checkpoint
+    _UNTRACKED = Network._UNTRACKED | frozenset((
+        "_compiled", "compiled_loss", "compiled_metrics", "_step_functions",
+        "_graph_functions", "history"))
     optimizer = None
     loss = None
     compiled_loss = None
@@ -482,8 +474,11 @@ class Model(Network):
 
     @property
     def metrics(self):
-        """The loss tracker and compiled metrics (available once trained/evaluated)."""
-        return self._compiled.all_metrics() if self._compiled is not None else []
+        """The loss tracker and compiled metrics (once trained/evaluated), then the metrics
+        layers added with `add_metric`."""
+        compiled = self._compiled.all_metrics() if self._compiled is not None else []
+        return compiled + [m for m in super(Model, self).metrics
+                           if all(m is not c for c in compiled)]
 
     @property
     def metrics_names(self):
@@ -494,9 +489,11 @@ class Model(Network):
             m.reset_states()
 
     # ------------------------------------------------------------ one step
-    def _compute_loss(self, x, y, y_pred, sample_weight, training, updates=None):
-        """The total loss (compiled losses + model.losses); updates the loss trackers
-        (their update ops are appended to `updates` when given: TF1 graphs)."""
+    def _compute_loss(self, x, y, y_pred, sample_weight, training, updates=None,
+                      regularization=None):
+        """The total loss (compiled losses + `regularization`, by default model.losses);
+        updates the loss trackers (their update ops are appended to `updates` when given:
+        TF1 graphs)."""
         updates = [] if updates is None else updates
         compiled = self._compiled
         if not compiled.built:
@@ -526,7 +523,8 @@ class Model(Network):
             weight = compiled.loss_weights[i]
             value = value * weight if weight != 1.0 else value
             total = value if total is None else total + value
-        regularization = self.losses
+        if regularization is None:
+            regularization = self.losses
         if regularization:
             from tfcompat.ops import math_ops
             reg = math_ops.add_n([ops.convert_to_tensor(l) for l in regularization])
@@ -570,7 +568,7 @@ class Model(Network):
 
     def _train_update(self, data):
         from tfcompat.eager.backprop import GradientTape
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = _call(self, x, True)
             loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
@@ -585,13 +583,13 @@ class Model(Network):
         return self._logs()
 
     def _test_update(self, data):
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = _call(self, x, False)
         self._compute_loss(x, y, y_pred, sample_weight, training=False)
         self._update_metrics(y, y_pred, sample_weight)
 
     def predict_step(self, data):
-        x, _, _ = _unpack(data)
+        x, _, _ = unpack_x_y_sample_weight(data)
         return _call(self, x, False)
 
     def _step_function(self, kind):
@@ -625,6 +623,8 @@ class Model(Network):
             y_pred = _call(self, x, False)
             if kind != "predict" and not self._compiled.built:
                 self._compiled.build(self, y, y_pred)
+            for metric in super(Model, self).metrics:  # that call updated `add_metric`s
+                metric.reset_states()
 
     # ------------------------------------------------------------ fit
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
@@ -829,6 +829,15 @@ class Model(Network):
         values = [logs[name] for name in self.metrics_names]
         return values[0] if len(values) == 1 else values
 
+    # ------------------------------------------------------------ whole-model saving
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None,
+             signatures=None, options=None, save_traces=True):
+        """Save architecture, weights and training config (`tf.keras.models.save_model`:
+        HDF5 for `.h5`/`.keras`, else tfcompat's model directory, see keras/saving)."""
+        from tfcompat.keras.saving.save import save_model
+        save_model(self, filepath, overwrite, include_optimizer, save_format, signatures,
+                   options, save_traces)
+
     # ------------------------------------------------------------ Keras 2 generator names
     def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
                       callbacks=None, validation_data=None, validation_steps=None,
@@ -920,18 +929,19 @@ class _GraphRunner(object):
                 outputs = _call(model, self.inputs, False)
                 entry = (flatten(outputs), [], outputs)
             elif kind == "test":
-                y_pred = _call(model, self.inputs, False)
-                updates = []
-                model._compute_loss(self.inputs, self.targets, y_pred, weights, False, updates)
+                with collect_metric_updates() as updates, collect_graph_losses() as losses:
+                    y_pred = _call(model, self.inputs, False)
+                model._compute_loss(self.inputs, self.targets, y_pred, weights, False, updates,
+                                    losses + model._standing_losses())
                 model._update_metrics(self.targets, y_pred, weights, updates)
                 entry = (self._logs_after(updates), [], None)
             else:
                 from tfcompat.eager.backprop import GradientTape
-                updates = []
-                with GradientTape() as tape:
+                with GradientTape() as tape, collect_metric_updates() as updates, \
+                        collect_graph_losses() as losses:
                     y_pred = _call(model, self.inputs, True)
                     loss = model._compute_loss(self.inputs, self.targets, y_pred, weights,
-                                               True, updates)
+                                               True, updates, losses + model._standing_losses())
                 variables = model.trainable_variables
                 grads = tape.gradient(loss, variables)
                 updates.append(model.optimizer.apply_gradients(zip(grads, variables)))

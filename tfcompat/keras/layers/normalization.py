@@ -64,9 +64,11 @@ def _batch_norm_infer(x, mean, variance, gamma, beta, axes, epsilon):
     t = ops.to_torch(x)
     if len(axes) == 1 and t.dtype in (torch.float32, torch.float64):
         axis = axes[0]
+        # TF gives the moving statistics no gradient in inference (and torch refuses
+        # running statistics that require grad)
         y = torch.nn.functional.batch_norm(
-            t.movedim(axis, 1), ops.to_torch(mean).reshape(-1),
-            ops.to_torch(variance).reshape(-1),
+            t.movedim(axis, 1), ops.to_torch(mean).detach().reshape(-1),
+            ops.to_torch(variance).detach().reshape(-1),
             None if gamma is None else ops.to_torch(gamma).reshape(-1),
             None if beta is None else ops.to_torch(beta).reshape(-1), False, 0.0, epsilon)
         return y.movedim(1, axis)

@@ -1,0 +1,128 @@
+"""`tf.keras.utils` object (de)serialization: custom objects, their scopes, and `Progbar`.
+
+Configs name classes by `class_name`; `deserialize_keras_object` finds them in, in turn, the
+`custom_objects` argument, the objects of an enclosing `custom_object_scope` and those
+registered globally (`get_custom_objects()`, `register_keras_serializable`), then the
+`module_objects` of the caller (the built-in layers, activations, ...).
+
+Where we differ: `register_keras_serializable` records a class under its plain name as well
+as TF's "<package>>Name", because tfcompat's configs use the plain class name.
+"""
+import inspect
+
+from tfcompat._api import tf_export
+from tfcompat.keras.callbacks import Progbar
+
+tf_export("keras.utils.Progbar")(Progbar)
+
+_GLOBAL_CUSTOM_OBJECTS = {}
+_REGISTERED_NAMES = {}
+
+
+@tf_export("keras.utils.CustomObjectScope", "keras.utils.custom_object_scope",
+           "keras.saving.custom_object_scope")
+class CustomObjectScope(object):
+    """`with custom_object_scope({"MyLayer": MyLayer}):` makes the names known to
+    deserialization (e.g. `load_model`) inside the block."""
+
+    def __init__(self, *args):
+        self.custom_objects = args
+        self.backup = None
+
+    def __enter__(self):
+        self.backup = dict(_GLOBAL_CUSTOM_OBJECTS)
+        for objects in self.custom_objects:
+            _GLOBAL_CUSTOM_OBJECTS.update(objects or {})
+        return self
+
+    def __exit__(self, *args):
+        _GLOBAL_CUSTOM_OBJECTS.clear()
+        _GLOBAL_CUSTOM_OBJECTS.update(self.backup)
+
+
+@tf_export("keras.utils.get_custom_objects", "keras.saving.get_custom_objects")
+def get_custom_objects():
+    """The global dictionary of custom objects (edit it to register names)."""
+    return _GLOBAL_CUSTOM_OBJECTS
+
+
+@tf_export("keras.utils.register_keras_serializable", "keras.saving.register_keras_serializable")
+def register_keras_serializable(package="Custom", name=None):
+    """Decorator registering a class or function as "<package>>name" for deserialization."""
+    def decorator(arg):
+        class_name = name if name is not None else arg.__name__
+        registered = package + ">" + class_name
+        if inspect.isclass(arg) and not hasattr(arg, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() "
+                             "method.")
+        if registered in _GLOBAL_CUSTOM_OBJECTS:
+            raise ValueError("%s has already been registered to %s"
+                             % (registered, _GLOBAL_CUSTOM_OBJECTS[registered]))
+        if arg in _REGISTERED_NAMES:
+            raise ValueError("%s has already been registered to %s"
+                             % (arg, _REGISTERED_NAMES[arg]))
+        _GLOBAL_CUSTOM_OBJECTS[registered] = arg
+        _GLOBAL_CUSTOM_OBJECTS.setdefault(arg.__name__, arg)
+        _REGISTERED_NAMES[arg] = registered
+        return arg
+    return decorator
+
+
+@tf_export("keras.utils.get_registered_name", "keras.saving.get_registered_name")
+def get_registered_name(obj):
+    """The name `obj` is registered under, else its `__name__`."""
+    return _REGISTERED_NAMES.get(obj, getattr(obj, "__name__", None))
+
+
+@tf_export("keras.utils.get_registered_object", "keras.saving.get_registered_object")
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """The object registered (or given) under `name`, else None."""
+    for table in (custom_objects, _GLOBAL_CUSTOM_OBJECTS, module_objects):
+        if table and name in table:
+            return table[name]
+    return None
+
+
+@tf_export("keras.utils.serialize_keras_object", "keras.saving.serialize_keras_object")
+def serialize_keras_object(instance):
+    """A function's name, or `{"class_name", "config"}` for an object with `get_config`."""
+    if instance is None:
+        return None
+    if hasattr(instance, "get_config"):
+        name = get_registered_name(type(instance))
+        return {"class_name": name, "config": instance.get_config()}
+    if hasattr(instance, "__name__"):
+        return get_registered_name(instance)
+    raise ValueError("Cannot serialize %r: it has neither `get_config` nor a name" % (instance,))
+
+
+@tf_export("keras.utils.deserialize_keras_object", "keras.saving.deserialize_keras_object")
+def deserialize_keras_object(identifier, module_objects=None, custom_objects=None,
+                             printable_module_name="object"):
+    """The object a config (`{"class_name", "config"}`) or a name stands for."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        if "class_name" not in identifier or "config" not in identifier:
+            raise ValueError("Improper config format: %s" % (identifier,))
+        class_name = identifier["class_name"]
+        cls = get_registered_object(class_name, custom_objects, module_objects)
+        if cls is None:
+            raise ValueError("Unknown %s: %s. Please ensure this object is passed to the "
+                             "`custom_objects` argument." % (printable_module_name, class_name))
+        from_config = getattr(cls, "from_config", None)
+        if from_config is None:
+            return cls(**identifier["config"])
+        if "custom_objects" in inspect.signature(from_config).parameters:
+            merged = dict(_GLOBAL_CUSTOM_OBJECTS, **(custom_objects or {}))
+            return from_config(identifier["config"], custom_objects=merged)
+        with CustomObjectScope(custom_objects or {}):
+            return from_config(identifier["config"])
+    if isinstance(identifier, str):
+        found = get_registered_object(identifier, custom_objects, module_objects)
+        if found is None:
+            raise ValueError("Unknown %s: %s. Please ensure this object is passed to the "
+                             "`custom_objects` argument." % (printable_module_name, identifier))
+        return found
+    raise ValueError("Could not interpret serialized %s: %r" % (printable_module_name,
+                                                                identifier))
