@@ -20,7 +20,10 @@ from tfcompat.keras.layers.pooling import (
     AveragePooling1D, AveragePooling2D, AveragePooling3D, GlobalAveragePooling1D,
     GlobalAveragePooling2D, GlobalAveragePooling3D, GlobalMaxPooling1D, GlobalMaxPooling2D,
     GlobalMaxPooling3D, MaxPooling1D, MaxPooling2D, MaxPooling3D)
-from tfcompat.keras.layers.wrappers import TimeDistributed, Wrapper
+from tfcompat.keras.layers.recurrent import (GRU, LSTM, RNN, AbstractRNNCell, GRUCell,
+                                             LSTMCell, SimpleRNN, SimpleRNNCell,
+                                             StackedRNNCells)
+from tfcompat.keras.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
 
 MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
 AvgPool1D, AvgPool2D, AvgPool3D = AveragePooling1D, AveragePooling2D, AveragePooling3D
