@@ -35,9 +35,7 @@ def _by_case(table):
 
 
 # (script, mode) -> the issue whose work is the LAST one the case needs.
-WAITING = _by_case({
-    "a20_mnist_cnn_lstm.py default eager": 4,
-})
+WAITING = _by_case({})
 
 
 def _cases():

@@ -60,10 +60,12 @@ def test_relative_paths_in_state_file(tmp_path, monkeypatch):
     assert list(state.all_model_checkpoint_paths) == ["run/model.ckpt-7"]
 
 
-def test_save_needs_existing_parent_directory(tmp_path):
+def test_save_creates_one_missing_directory_level_like_tf(tmp_path):
     saver = v1.train.Saver([tf.Variable(1.0)])
+    path = saver.save(None, str(tmp_path / "new" / "model.ckpt"))
+    assert tf.train.checkpoint_exists(path)
     with pytest.raises(ValueError, match="Parent directory of .* doesn't exist"):
-        saver.save(None, str(tmp_path / "missing" / "model.ckpt"))
+        saver.save(None, str(tmp_path / "missing" / "deeper" / "model.ckpt"))
 
 
 def test_graph_save_restore_with_session_and_global_step(tmp_path):

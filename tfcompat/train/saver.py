@@ -414,8 +414,11 @@ class Saver(object):
             prefix = save_path
         save_dir = os.path.dirname(save_path)
         if save_dir and not os.path.isdir(save_dir):
-            raise ValueError("Parent directory of {} doesn't exist, can't save.".format(
-                save_path))
+            try:    # TF's checkpoint writer creates the last directory level
+                os.mkdir(save_dir)
+            except OSError:
+                raise ValueError("Parent directory of {} doesn't exist, can't save.".format(
+                    save_path)) from None
         if not names:
             _logger.info("Skipping save: the Saver has no variables")
             return None
