@@ -74,32 +74,41 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def bench_mlp(args):
+def measure_fit(samples=4096, features=100, hidden=128, classes=10, batch_size=32,
+                repeats=7):
+    """Median seconds per epoch of Keras `fit` and of the hand-written torch loop, the last
+    history and torch result, and the steps per epoch."""
     import tfcompat as tf
     from tfcompat.framework import context
     device = context.default_device()
-    x, y = make_data(args.samples, args.features, args.classes)
-    model = keras_model(tf, args.hidden, args.classes)
-    loop = TorchLoop(args.features, args.hidden, args.classes, device)
+    x, y = make_data(samples, features, classes)
+    model = keras_model(tf, hidden, classes)
+    loop = TorchLoop(features, hidden, classes, device)
     xt = torch.from_numpy(x).to(device)
     yt = torch.from_numpy(y).to(device)
 
     # warm-up: traces, allocator, kernels
-    model.fit(x, y, batch_size=args.batch_size, epochs=1, verbose=0)
-    loop.epoch(xt, yt, args.batch_size)
+    model.fit(x, y, batch_size=batch_size, epochs=1, verbose=0)
+    loop.epoch(xt, yt, batch_size)
 
     keras_times, torch_times = [], []
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         sync(device)
         start = time.perf_counter()
-        history = model.fit(x, y, batch_size=args.batch_size, epochs=1, verbose=0)
+        history = model.fit(x, y, batch_size=batch_size, epochs=1, verbose=0)
         sync(device)
         keras_times.append(time.perf_counter() - start)
         start = time.perf_counter()
-        torch_result = loop.epoch(xt, yt, args.batch_size)
+        torch_result = loop.epoch(xt, yt, batch_size)
         sync(device)
         torch_times.append(time.perf_counter() - start)
-    k, t = statistics.median(keras_times), statistics.median(torch_times)
+    return (statistics.median(keras_times), statistics.median(torch_times), history,
+            torch_result, device)
+
+
+def bench_mlp(args):
+    k, t, history, torch_result, device = measure_fit(
+        args.samples, args.features, args.hidden, args.classes, args.batch_size, args.repeats)
     steps = -(-args.samples // args.batch_size)
     print("MLP fit: device %s, %d samples, batch %d (%d steps/epoch), threads %d"
           % (device, args.samples, args.batch_size, steps, torch.get_num_threads()))
@@ -203,19 +212,24 @@ def tf_graph_cnn_lstm_step(tf, images, labels, recurrent_activation):
     return lambda: session.run(train, feed)
 
 
-def bench_a20(args):
+def a20_steps(batch_size=32, recurrent_activation=None):
+    """The a20 train step as torch.nn (NCHW, channels_last), tfcompat eager and graph; and
+    the eager Keras model (to report its LSTM's activation)."""
     import tfcompat as tf
     rng = np.random.RandomState(0)
-    images = rng.uniform(size=(args.batch_size, 784)).astype(np.float32)
-    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, size=args.batch_size)]
-    eager_step, model = tf_eager_cnn_lstm_step(tf, images, labels, args.recurrent_activation)
-    steps = {
+    images = rng.uniform(size=(batch_size, 784)).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, size=batch_size)]
+    eager_step, model = tf_eager_cnn_lstm_step(tf, images, labels, recurrent_activation)
+    return {
         "torch.nn NCHW": torch_cnn_lstm_step(images, labels, channels_last=False),
         "torch.nn channels_last": torch_cnn_lstm_step(images, labels, channels_last=True),
         "tfcompat eager": eager_step,
-        "tfcompat graph": tf_graph_cnn_lstm_step(tf, images, labels,
-                                                 args.recurrent_activation),
-    }
+        "tfcompat graph": tf_graph_cnn_lstm_step(tf, images, labels, recurrent_activation),
+    }, model
+
+
+def bench_a20(args):
+    steps, model = a20_steps(args.batch_size, args.recurrent_activation)
     times = {name: [] for name in steps}
     for step in steps.values():         # warm-up: build, allocator, kernels
         for _ in range(3):
