@@ -12,6 +12,7 @@ such as `tf.nn.dropout`, behave) is TF1 for graph scripts, for `enable_eager_exe
 `import tensorflow.compat.v1`, `tf.contrib` and names only TF1 has, and TF2 otherwise.
 """
 import ast
+import atexit
 import collections
 import os
 import runpy
@@ -21,12 +22,16 @@ import tfcompat
 from tfcompat import _api, _import_hook
 from tfcompat.framework import context
 
-USAGE = """usage: tfcompat [run] SCRIPT [ARGS...]   run a TensorFlow script on PyTorch
-       python -m tfcompat SCRIPT [ARGS...]
+USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
+                                         run a TensorFlow script on PyTorch
+       python -m tfcompat [--explain-compile] SCRIPT [ARGS...]
        tfcompat --version
 
 TFCOMPAT_MODE=eager or TFCOMPAT_MODE=graph forces the execution mode; unset, the script
-runs the way it ran under the TensorFlow it was written for.
+runs the way it ran under the TensorFlow it was written for. TFCOMPAT_COMPILE=1 compiles
+Session.run signatures that run more than once, 0 never; unset: on CUDA once it pays.
+--explain-compile prints at exit what was compiled, how long it took, graph breaks and why
+a signature was or was not compiled.
 """
 
 Choice = collections.namedtuple("Choice", ["mode", "flavor", "reason"])
@@ -230,6 +235,12 @@ def run(path, args=()):
     runpy.run_path(path, run_name="__main__")
 
 
+def _explain_compile_at_exit():
+    from tfcompat.client import session
+    os.environ[session.EXPLAIN_ENV] = "1"
+    atexit.register(lambda: sys.stderr.write(session.compile_report()))
+
+
 def main(argv=None):
     """Entry point of `tfcompat` and `python -m tfcompat`; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -242,6 +253,9 @@ def main(argv=None):
         return 0
     if argv and argv[0] == "run":
         argv = argv[1:]
+    if argv and argv[0] == "--explain-compile":
+        argv = argv[1:]
+        _explain_compile_at_exit()
     if not argv or argv[0].startswith("-"):
         sys.stderr.write(USAGE)
         return 2

@@ -126,49 +126,128 @@ class _Fetch(object):
 
 _COMPILE_COST_SECONDS = 20.0
 
+EXPLAIN_ENV = "TFCOMPAT_EXPLAIN_COMPILE"
+
+# With TFCOMPAT_EXPLAIN_COMPILE set (`tfcompat run --explain-compile`): the CompileStats of
+# every Session.run signature of the process, for the report printed at exit.
+compile_stats = []
+
 
 def _compile_policy():
     return os.environ.get("TFCOMPAT_COMPILE", "").strip().lower()
 
 
+def _graph_breaks():
+    from torch._dynamo.utils import counters
+    return dict(counters["graph_break"])
+
+
+class CompileStats(object):
+    """What `--explain-compile` reports for one signature: runs and seconds uncompiled, the
+    compile (+ first run) time, compiled runs, graph breaks, why it was (not) compiled."""
+
+    __slots__ = ("label", "runs", "seconds", "compiled_runs", "compile_seconds", "breaks",
+                 "reason")
+
+    def __init__(self, label):
+        self.label = label
+        self.runs, self.seconds, self.compiled_runs = 0, 0.0, 0
+        self.compile_seconds, self.breaks, self.reason = None, {}, None
+
+
 class _Executable(object):
     """One cached signature of Session.run: its GraphModule, compiled when it pays."""
 
-    __slots__ = ("module", "extra", "runs", "seconds", "compiled", "failed")
+    __slots__ = ("module", "extra", "stats", "compiled", "failed")
 
-    def __init__(self, module, extra):
+    def __init__(self, module, extra, label):
         self.module, self.extra = module, extra
-        self.runs, self.seconds = 0, 0.0
+        self.stats = CompileStats(label)
         self.compiled, self.failed = None, False
+        if os.environ.get(EXPLAIN_ENV):
+            compile_stats.append(self.stats)
 
     def _want_compile(self):
-        policy = _compile_policy()
-        if self.failed or policy in ("0", "false", "no") or self.runs < 1:
+        """Whether to compile now; the reason goes into the stats."""
+        stats, policy = self.stats, _compile_policy()
+        if self.failed:
+            return False
+        if policy in ("0", "false", "no"):
+            stats.reason = "TFCOMPAT_COMPILE=0"
+            return False
+        if stats.runs < 1:
+            stats.reason = "ran once (a one-off run is never compiled)"
             return False
         if policy in ("1", "true", "yes"):
+            stats.reason = "TFCOMPAT_COMPILE=1 and run more than once"
             return True
-        return context.default_device().type == "cuda" and \
-            self.seconds > _COMPILE_COST_SECONDS
+        if context.default_device().type != "cuda":
+            stats.reason = "default policy on CPU (a compiled step measured no faster)"
+            return False
+        if stats.seconds <= _COMPILE_COST_SECONDS:
+            stats.reason = "default policy: %.1f s run so far, compiling pays after %.0f s" \
+                % (stats.seconds, _COMPILE_COST_SECONDS)
+            return False
+        stats.reason = "default policy: CUDA and %.1f s run uncompiled" % stats.seconds
+        return True
 
     def run(self, feed_values):
-        if self.compiled is None and self._want_compile():
+        stats = self.stats
+        first_compiled = self.compiled is None and self._want_compile()
+        if first_compiled:
             import torch._dynamo
             torch._dynamo.config.trace_autograd_ops = True
             self.compiled = torch.compile(self.module, dynamic=True)
         if self.compiled is not None:
+            breaks_before = _graph_breaks() if first_compiled else None
+            start = time.perf_counter()
             try:
-                return run_module(self.compiled, feed_values, self.extra)
+                outputs = run_module(self.compiled, feed_values, self.extra)
             except errors.OpError:
                 raise
             except Exception as e:  # noqa: BLE001 - any compiler failure means: don't compile
                 sys.stderr.write("tfcompat: torch.compile failed for a Session.run signature "
                                  "(%s: %s); running it uncompiled\n" % (type(e).__name__, e))
                 self.compiled, self.failed = None, True
+                stats.reason = "torch.compile failed: %s: %s" % (type(e).__name__, e)
+            else:
+                if first_compiled:
+                    stats.compile_seconds = time.perf_counter() - start
+                    stats.breaks = {why: n - breaks_before.get(why, 0)
+                                    for why, n in _graph_breaks().items()
+                                    if n > breaks_before.get(why, 0)}
+                stats.compiled_runs += 1
+                return outputs
         start = time.perf_counter()
         outputs = run_module(self.module, feed_values, self.extra)
-        self.seconds += time.perf_counter() - start
-        self.runs += 1
+        stats.seconds += time.perf_counter() - start
+        stats.runs += 1
         return outputs
+
+
+def compile_report():
+    """The `--explain-compile` text: one entry per Session.run signature of the process."""
+    if not compile_stats:
+        return ("tfcompat: compile report: no Session.run in this process (only TF1 "
+                "Session.run signatures are compiled)\n")
+    lines = ["tfcompat: compile report (TFCOMPAT_COMPILE=%s; torch inductor caches compiled "
+             "graphs on disk in %s)" % (_compile_policy() or "unset", os.environ.get(
+                 "TORCHINDUCTOR_CACHE_DIR", "its default directory"))]
+    for number, stats in enumerate(compile_stats, 1):
+        lines.append("  [%d] %s" % (number, stats.label))
+        lines.append("      uncompiled: %d runs, %.3f s" % (stats.runs, stats.seconds))
+        if stats.compile_seconds is None:
+            lines.append("      compiled: no")
+        else:
+            lines.append("      compiled: compile + first run %.2f s, then %d runs"
+                         % (stats.compile_seconds, stats.compiled_runs - 1))
+            lines.extend("      graph break (%dx): %s" % (n, why)
+                         for why, n in stats.breaks.items())
+            if not stats.breaks:
+                lines.append("      graph breaks: none")
+        if stats.reason:
+            lines.append("      why: %s" % stats.reason)
+    return "\n".join(lines) + "\n"
 
 
 def _to_numpy(value):
@@ -235,8 +314,9 @@ class Session(object):
                self._graph.version)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._cache[key] = _Executable(*self._graph.build_module(feeds,
-                                                                             graph_elements))
+            entry = self._cache[key] = _Executable(
+                *self._graph.build_module(feeds, graph_elements),
+                label=_signature_label(graph_elements, feeds))
         previous = getattr(_local, "running", None)
         _local.running = self
         try:
@@ -347,6 +427,12 @@ def _feed_value(tensor, value):
         raise FeedError("Cannot feed value of shape %s for Tensor %r, which has shape %r"
                         % (array.shape, tensor.name, str(tensor.shape)))
     return ops.constant_to_torch(array, dtype)
+
+
+def _signature_label(fetches, feeds):
+    names = ", ".join(e.name for e in fetches[:4]) + (" ..." if len(fetches) > 4 else "")
+    fed = ", ".join(k.name for k in feeds[:4]) + (" ..." if len(feeds) > 4 else "")
+    return "fetch %s%s" % (names or "nothing", "; feed %s" % fed if fed else "")
 
 
 def _flat_feed_items(items):
