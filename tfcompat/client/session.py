@@ -197,6 +197,7 @@ class _Executable(object):
         if first_compiled:
             import torch._dynamo
             torch._dynamo.config.trace_autograd_ops = True
+            torch._dynamo.config.specialize_float = True   # hyperparameters are constants
             self.compiled = torch.compile(self.module, dynamic=True)
         if self.compiled is not None:
             breaks_before = _graph_breaks() if first_compiled else None

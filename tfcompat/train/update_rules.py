@@ -45,7 +45,9 @@ def _hyper(value, params):
         return value
     to_numpy = _NUMPY_FLOATS.get(dtype)
     if to_numpy is not None:
-        return float(to_numpy(value))
+        # under torch.compile the number stays a constant (numpy calls would block the
+        # compile cache); the kernels round it to the params' dtype
+        return value if torch.compiler.is_compiling() else float(to_numpy(value))
     if dtype == torch.bfloat16:
         return float(torch.tensor(value, dtype=dtype))
     return value
