@@ -28,7 +28,7 @@ def test_input_and_functional_model():
     x = np.random.rand(4, 8).astype("float32")
     w1, b1, w2, b2 = model.get_weights()
     np.testing.assert_allclose(model(x).numpy(), np.maximum(x @ w1 + b1, 0) @ w2 + b2,
-                               rtol=1e-5)
+                               rtol=1e-5, atol=1e-6)
     with tf.GradientTape() as tape:
         loss = tf.reduce_sum(model(x, training=True))
     assert all(g is not None for g in tape.gradient(loss, model.trainable_variables))
