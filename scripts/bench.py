@@ -30,6 +30,7 @@ import bench_data
 import bench_eager
 import bench_graph
 import bench_keras
+import bench_memory
 import bench_summary
 import tfcompat as tf
 
@@ -168,6 +169,14 @@ def summary(quick):
             for name in ("tf.summary.scalar (v2)", "contrib.summary.scalar")]
 
 
+def memory(quick):
+    mb = bench_memory.measure()
+    return [row("a20 step peak memory (5 steps)", "MB",
+                {"torch eager": mb["torch.nn NCHW"], "tfcompat eager": mb["tfcompat eager"],
+                 "tfcompat graph": mb["tfcompat graph"]},
+                note="growth of peak RSS (CUDA: peak allocated); target <= 1.1x")]
+
+
 def import_time(quick):
     def seconds(module):
         start = time.perf_counter()
@@ -184,7 +193,8 @@ def import_time(quick):
 
 WORKLOADS = {"op": small_op, "matmul": matmul_add, "mlp": mlp, "cnn": cnn, "a20": a20,
              "resnet": resnet_block, "conv": conv_inference, "fit": keras_fit, "data": data,
-             "checkpoint": checkpoint, "summary": summary, "import": import_time}
+             "checkpoint": checkpoint, "summary": summary, "memory": memory,
+             "import": import_time}
 
 
 # ---------------------------------------------------------------- output
