@@ -45,6 +45,8 @@ _probe = torch.zeros((), requires_grad=True)
 
 
 def _next_sequence_nr():
+    if torch.is_grad_enabled():
+        return _probe.view(()).grad_fn._sequence_nr()
     with torch.enable_grad():
         return _probe.view(()).grad_fn._sequence_nr()
 
@@ -129,15 +131,19 @@ class GradientTape(object):
 
     # ------------------------------------------------------------ recording
     def __enter__(self):
-        self._push_tape()
         self._grad_mode = torch.is_grad_enabled()
-        torch.set_grad_enabled(True)
+        torch._C._set_grad_enabled(True)
+        try:
+            self._push_tape()
+        except BaseException:
+            torch._C._set_grad_enabled(self._grad_mode)
+            raise
         return self
 
     def __exit__(self, typ, value, traceback):
         if self._recording:
             self._pop_tape()
-        torch.set_grad_enabled(self._grad_mode)
+        torch._C._set_grad_enabled(self._grad_mode)
 
     def _push_tape(self):
         if self._recording:
