@@ -145,3 +145,74 @@ def test_graph_gradients_reach_variables_read_inside_loops_and_branches():
             np.testing.assert_allclose(sess.run([looped] + grads, {x: 1.5}),
                                        [12.0, 18.0, 8.0, 3.0])
             assert sess.run(update, {x: 1.0}) == 10.0 and sess.run(counter) == 10.0
+
+
+def test_cond_branches_returning_operations_or_none():
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        counter = tf1.get_variable("counter", initializer=0.0)
+        outside = counter.assign_add(100.0, read_value=False)
+        pred = tf1.placeholder(tf.bool, [])
+        grouped = tf.cond(pred, lambda: tf.group(counter.assign_add(1.0)),
+                          lambda: tf.group(counter.assign_add(10.0)))
+        assigned = tf.cond(pred, lambda: counter.assign_add(1000.0, read_value=False),
+                           lambda: outside)
+        mixed = tf.cond(pred, lambda: (tf.no_op(), tf.constant(1.0)),
+                        lambda: (counter.assign_sub(1.0, read_value=False), tf.constant(2.0)))
+        nothing = tf.cond(pred, lambda: None, lambda: None)
+        with pytest.raises(ValueError, match="same number of results"):
+            tf.cond(pred, lambda: None, lambda: tf.constant(1.0))
+        with tf1.Session() as sess:
+            sess.run(counter.initializer)
+            # as in TF, an operation's place in the result holds the predicate's value
+            assert sess.run(grouped, {pred: True}) is np.True_
+            assert sess.run(grouped, {pred: False}) is np.False_
+            assert sess.run(counter) == 11.0
+            # an operation made outside the branch runs with the cond, whichever branch
+            # is taken (in TF it is a control input of the branch's result)
+            sess.run(assigned, {pred: True})
+            assert sess.run(counter) == 1111.0
+            sess.run(assigned, {pred: False})
+            assert sess.run(counter) == 1211.0
+            assert sess.run(mixed, {pred: False}) == (False, 2.0)
+            assert sess.run(counter) == 1210.0
+    assert nothing is None
+    assert grouped.dtype == tf.bool and grouped.shape == []
+
+
+def test_cond_of_branches_returning_none_runs_the_taken_branch_in_tf_function():
+    total = tf.Variable(0.0)
+
+    def add(amount):
+        total.assign_add(amount)
+
+    def subtract(amount):
+        total.assign_sub(amount)
+
+    @tf.function
+    def step(amount):
+        return tf.cond(amount > 0, lambda: add(amount), lambda: subtract(amount))
+
+    assert step(tf.constant(2.0)) is None
+    step(tf.constant(-3.0))
+    assert float(total.numpy()) == 5.0
+
+
+def test_ops_inside_bodies_and_branches_are_named_under_the_ops_scope():
+    inner = []
+
+    def named(tensor):
+        inner.append(tensor.name)
+        return tensor
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant(1.0)
+        with tf.name_scope("outer"):
+            tf.while_loop(lambda v: v < 10.0, lambda v: named(tf.add(v, 1.0, name="step")), [x])
+            tf.cond(x > 0, lambda: named(tf.multiply(x, 2.0, name="double")), lambda: x)
+            tf.map_fn(lambda row: named(tf.square(row, name="sq")), tf.constant([1.0, 2.0]))
+        top = tf.add(x, 1.0, name="step")
+    assert inner == ["outer/while/step:0", "outer/cond/double:0", "outer/map/sq:0"]
+    assert top.name == "step:0"

@@ -153,3 +153,79 @@ def test_feed_dict_keys_may_be_nested_structures():
             assert sess.run(total, {(c, h): (np.zeros((1, 2)), np.ones((1, 2)))}) == 20.0
             with pytest.raises(ValueError, match="structure"):
                 sess.run(total, {(c, h): np.ones((1, 2))})
+
+
+_ROWS = np.arange(12, dtype=np.float32).reshape(4, 3)
+
+
+@pytest.mark.parametrize("shapes, build, feeds, static, expected", [
+    # an unknown dim merged with a constant size (a stand-in size of 3 must not matter)
+    ([[None, 3]], lambda x: tf.reverse_sequence(x, tf.constant([1, 2, 3, 1]), 1, 0),
+     [_ROWS], [4, 3], np.array([[0, 1, 2], [4, 3, 5], [8, 7, 6], [9, 10, 11]])),
+    ([[None]], lambda x: tf.boolean_mask(x, tf.constant([True, False, True, True])),
+     [_ROWS[:, 0]], [None], [0.0, 6.0, 9.0]),
+    ([[None]], lambda x: x + tf.constant([1.0, 2.0]), [_ROWS[:2, 0]], [2], [1.0, 5.0]),
+    ([[None]], lambda x: tf.stack([x, tf.constant([1.0, 2.0, 3.0, 4.0, 5.0])]),
+     [np.zeros(5, np.float32)], [2, 5], [[0.0] * 5, [1.0, 2.0, 3.0, 4.0, 5.0]]),
+    # two unrelated unknown dims that must be equal
+    ([[None, None], [None, None]], tf.matmul, [_ROWS, _ROWS.T], [None, None], _ROWS @ _ROWS.T),
+    ([[None], [None, None]], lambda x, y: x + y, [_ROWS[0], _ROWS], [None, None],
+     _ROWS + _ROWS[0]),
+    ([[None, 3], [None, 3]], lambda x, y: tf.concat([x, y], 0) * tf.ones([5, 3]),
+     [_ROWS[:1], _ROWS[:4]], [5, 3], np.concatenate([_ROWS[:1], _ROWS])),
+], ids=["reverse_sequence", "boolean_mask", "add", "stack", "matmul", "broadcast", "concat"])
+def test_unknown_dims_merge_with_what_an_op_needs(shapes, build, feeds, static, expected):
+    graph = tf.Graph()
+    with graph.as_default():
+        inputs = [tf.compat.v1.placeholder(tf.float32, shape) for shape in shapes]
+        output = build(*inputs)
+        later = inputs[0] * 2.0     # the merge holds for that op only
+        with tf.compat.v1.Session() as sess:
+            value = sess.run(output, dict(zip(inputs, feeds)))
+    assert output.shape.as_list() == static
+    assert later.shape.as_list() == shapes[0]
+    np.testing.assert_allclose(value, expected)
+
+
+def test_a_stand_in_size_equal_to_a_constant_does_not_make_a_dim_known():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2])
+        first = tf.compat.v1.placeholder(tf.float32, [None])
+        merged = x[:, 0] + first + tf.constant([1.0, 2.0, 3.0])
+        assert (x * 2.0).shape.as_list() == [None, 2]
+        assert (first * 2.0).shape.as_list() == [None]
+        assert merged.shape.rank == 1
+
+
+def test_unknown_dims_still_fail_where_no_merge_fits():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        with pytest.raises(ValueError, match="Matrix size-incompatible"):
+            tf.matmul(x, tf.ones([4, 2]))
+        with pytest.raises(errors.InvalidArgumentError, match="Shapes of all inputs must match"):
+            tf.stack([x[:, 0], tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0])])
+
+
+def test_slice_input_producer_over_strings_with_unknown_rows():
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        names = tf1.placeholder_with_default(
+            np.array([[b"a", b"b"], [b"c", b"d"], [b"e", b"f"]], dtype=object), [None, 2])
+        name_row, number = tf1.train.slice_input_producer(
+            [names, tf.constant([1, 2, 3])], num_epochs=1, shuffle=False)
+        batch = tf1.train.batch([name_row, number], 2, allow_smaller_final_batch=True)
+        assert name_row.shape.as_list() == [2]
+        with tf1.Session() as sess:
+            sess.run(tf1.local_variables_initializer())
+            coordinator = tf1.train.Coordinator()
+            threads = tf1.train.start_queue_runners(sess, coordinator)
+            batches = [sess.run(batch), sess.run(batch)]
+            with pytest.raises(errors.OutOfRangeError):
+                sess.run(batch)
+            coordinator.request_stop()
+            coordinator.join(threads)
+    assert [b[0].tolist() for b in batches] == [[[b"a", b"b"], [b"c", b"d"]], [[b"e", b"f"]]]
+    assert [b[1].tolist() for b in batches] == [[1, 2], [3]]

@@ -109,6 +109,28 @@ def test_name_scope_ignored_for_variable_names_but_set_for_ops():
     assert scope.original_name_scope == "ns/vs_/"
 
 
+def test_get_variable_in_graph_control_flow_bodies_takes_the_variable_scope_name():
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf1.variable_scope("rnn"):
+            def body(i, total):
+                w = tf1.get_variable("w", [2], initializer=tf1.ones_initializer())
+                return i + 1, total + tf.reduce_sum(w)
+            looped = tf.while_loop(lambda i, total: i < 3, body,
+                                   [tf.constant(0), tf.constant(0.0)])[1]
+            branch = tf.cond(tf.constant(True),
+                             lambda: tf1.get_variable("v", [], initializer=tf1.ones_initializer())
+                             * 2.0, lambda: tf.constant(0.0))
+        names = [v.name for v in tf1.global_variables()]
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            values = sess.run([looped, branch])
+    assert names == ["rnn/w:0", "rnn/v:0"]
+    assert values == [6.0, 2.0]
+    assert graph.get_name_scope() == ""
+
+
 def test_reenter_scope_object_and_auxiliary_name_scope():
     with tf.compat.v1.variable_scope("a") as a_scope:
         pass

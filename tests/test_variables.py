@@ -195,6 +195,53 @@ def test_count_up_to():
     assert int(v) == 3
 
 
+def test_count_up_to_in_a_graph_and_limit_epochs():
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        counter = tf1.Variable(0, name="counter")
+        count = counter.count_up_to(2)
+        limited = tf1.train.limit_epochs(tf.constant([7, 8]), num_epochs=2)
+        with pytest.raises(TypeError, match="int32 or int64"):
+            tf1.Variable(0.0).count_up_to(1)
+        with tf1.Session() as sess:
+            sess.run([counter.initializer, tf1.local_variables_initializer()])
+            assert [sess.run(count), sess.run(count)] == [0, 1]
+            with pytest.raises(errors.OutOfRangeError, match="Reached limit of 2"):
+                sess.run(count)
+            assert sess.run(counter) == 2
+            for _ in range(2):
+                np.testing.assert_array_equal(sess.run(limited), [7, 8])
+            with pytest.raises(errors.OutOfRangeError):
+                sess.run(limited)
+
+
+def test_assign_initializes_a_graph_variable():
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        full = tf1.Variable(tf.zeros([2]), name="full")
+        unknown = tf1.Variable(tf.zeros([1]), validate_shape=False, name="unknown")
+        index = tf1.placeholder(tf.int32, [])
+        assign_full = full.assign([1.0, 2.0])
+        assign_unknown = tf1.assign(unknown, [3.0, 4.0, 5.0])
+        assign_failing = full.assign(tf.gather(tf.constant([[1.0, 1.0]]), index))
+        add = full.assign_add([1.0, 1.0])
+        with tf1.Session() as sess:
+            with pytest.raises(errors.InvalidArgumentError):
+                sess.run(assign_failing, {index: 5})
+            for fetch in (full, add):       # a failed assign initializes nothing
+                with pytest.raises(errors.FailedPreconditionError, match="uninitialized"):
+                    sess.run(fetch)
+            np.testing.assert_array_equal(sess.run(assign_full), [1.0, 2.0])
+            np.testing.assert_array_equal(sess.run(add), [2.0, 3.0])
+            np.testing.assert_array_equal(sess.run(assign_unknown), [3.0, 4.0, 5.0])
+            np.testing.assert_array_equal(sess.run(unknown), [3.0, 4.0, 5.0])
+        with tf1.Session() as other:        # values belong to the session that assigned
+            with pytest.raises(errors.FailedPreconditionError):
+                other.run(full)
+
+
 def test_python_protocol():
     v = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="W")
     assert repr(v) == ("<tf.Variable 'W:0' shape=(2, 2) dtype=float32, numpy=\n"

@@ -13,12 +13,14 @@ raises, and the collection functions return [] (eager TF keeps no variables in c
 
 A variable created while a TF1 graph is built is a graph variable: its name is uniquified in
 the graph, it joins the GLOBAL/TRAINABLE_VARIABLES collections, `initializer` is an op, and
-its value lives in each Session that ran the initializer (or restored it), as in TF. Reads
-and assignments are graph ops; `assign*` then return a tensor that performs the update.
+its value lives in each Session that ran the initializer (or restored it, or ran an `assign`
+that overwrites it before any read), as in TF. Reads and assignments are graph ops; `assign*`
+then return a tensor that performs the update.
 Variables created while a tf.function traces are created outside it (`tf.init_scope`).
 """
 import copy
 import enum
+import threading
 import warnings
 
 import numpy as np
@@ -267,6 +269,19 @@ def resource_gather_nd(resource, indices):
     return t[tuple(idx[..., i] for i in range(idx.shape[-1]))]
 
 
+_count_lock = threading.Lock()
+
+
+def _count_up_to(storage, limit):
+    """The value of `storage` before adding one to it; OutOfRangeError once it is `limit`."""
+    with _count_lock:
+        before = storage.clone()
+        if int(before) >= limit:
+            raise errors.OutOfRangeError("Reached limit of %d" % limit)
+        storage.add_(1)
+    return before
+
+
 def _sparse_delta(sparse_delta):
     if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
         raise TypeError("sparse_delta is not IndexedSlices: %s" % (sparse_delta,))
@@ -395,6 +410,19 @@ class Variable(object):
             raise errors.FailedPreconditionError(
                 "Variable %s of a TF1 graph has a value only inside Session.run" % self._name)
         return session._variable_value(self)
+
+    def _storage_for_assignment(self):
+        """(storage, initialize) for a run of this TF1 graph variable's graph that overwrites
+        it before any other use: if the running session holds no value of it, fresh storage,
+        and `initialize()` (else None) makes that storage the variable's value."""
+        from tfcompat.client.session import running_session
+        session = running_session()
+        fake = self._initial_value._fake
+        if session is None or session._is_initialized(self) or _is_string(fake):
+            return self._storage_for_graph(), None
+        shape = self._shape.as_list() if self._shape.is_fully_defined() else [0]
+        storage = torch.empty(shape, dtype=fake.dtype, device=fake.device)
+        return storage, lambda: session._set_variable_value(self, storage)
 
     def _in_graph(self):
         return self._graph is not None
@@ -599,13 +627,23 @@ class Variable(object):
             self, to_torch(value, self._dtype).clone())
 
     def count_up_to(self, limit):
-        """Increment by one unless the value reached `limit` (OutOfRangeError); returns the
-        value before the increment."""
-        before = self.read_value()
-        if int(before) >= limit:
-            raise errors.OutOfRangeError("Reached limit of %d" % limit)
-        self.assign_add(ops.convert_to_tensor(1, dtype=self._dtype))
-        return before
+        """TF's CountUpTo: increment by one unless the value reached `limit`
+        (OutOfRangeError "Reached limit of N"); returns the value before the increment.
+        Eager: now; graph: an op doing it each time it runs (atomically across threads)."""
+        if self._dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError("count_up_to needs an int32 or int64 variable, %s is %s"
+                            % (self._name, self._dtype.name))
+        limit = int(limit)
+
+        def count_up_to(storage):
+            return _count_up_to(storage, limit)
+        if not _state.building_graph:
+            return EagerTensor(count_up_to(self._leaf))
+        from tfcompat.framework.graph import get_default_graph
+        graph = get_default_graph()
+        with graph._fake_mode:
+            fake = torch.empty((), dtype=self._dtype.torch_dtype)
+        return graph.record_custom(count_up_to, "CountUpTo", [self], fake)
 
     def _scatter(self, fn, sparse_delta):
         indices, values = _sparse_delta(sparse_delta)

@@ -205,6 +205,110 @@ def _static_shape(value):
     return TensorShape._from_sizes(int(d) if isinstance(d, int) else None for d in value.shape)
 
 
+def _has_unknown_dims(fake):
+    return any(isinstance(size, torch.SymInt) for size in fake.shape)
+
+
+_MERGING_SHAPE_ENV = []
+
+
+def _merging_shape_env():
+    """A ShapeEnv whose undecided `a == b` / `a != b` between an unknown dim (a symbol made
+    by `_merged_fake_run`) and a value or another unknown dim comes out "equal": the dim takes
+    that value as its stand-in size, and the guard then records them equal. Built on first
+    use (symbolic shapes are imported lazily, see Graph.__init__)."""
+    if not _MERGING_SHAPE_ENV:
+        import sympy
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+        class MergingShapeEnv(ShapeEnv):
+            def __init__(self):
+                super(MergingShapeEnv, self).__init__()
+                self.unknown_dims = set()
+
+            def evaluate_expr(self, orig_expr, hint=None, fx_node=None, size_oblivious=False,
+                              fallback_value=None, *, forcing_spec=False):
+                if isinstance(orig_expr, (sympy.Eq, sympy.Ne)) and self._merge(orig_expr):
+                    hint = None         # the stand-in sizes changed: decide from them
+                return super(MergingShapeEnv, self).evaluate_expr(
+                    orig_expr, hint, fx_node, size_oblivious, fallback_value,
+                    forcing_spec=forcing_spec)
+
+            def _merge(self, relation):
+                if self._maybe_evaluate_static(relation) is not None:
+                    return False
+                difference = self.simplify(relation.lhs - relation.rhs)
+                for symbol in sorted(difference.free_symbols & self.unknown_dims, key=str):
+                    coefficient = difference.coeff(symbol)
+                    rest = difference - coefficient * symbol
+                    if not coefficient.is_number or coefficient == 0 or \
+                            symbol in rest.free_symbols:
+                        continue
+                    value = -rest.xreplace(self.backed_var_to_val) / coefficient
+                    if value.is_Integer and value >= 2:     # unknown dims are sizes >= 2
+                        self.backed_var_to_val[symbol] = value
+                        self.unknown_dims.discard(symbol)
+                        return True
+                return False
+        _MERGING_SHAPE_ENV.append(MergingShapeEnv)
+    return _MERGING_SHAPE_ENV[0]()
+
+
+def _merged_fake_run(fake_mode, bound, fakes):
+    """`bound` on copies of `fakes` whose unknown dims are symbols of a scratch
+    `_merging_shape_env`, so that an op requiring an unknown dim to equal a size or another
+    unknown dim finds them equal, as TF's shape inference merges them for this op only.
+    The outputs come back as fakes of `fake_mode`: known sizes (merged ones included) stay,
+    an unknown dim equal to an input's stays that dim, any other becomes a new unknown dim.
+    Returns None if the op fails here too."""
+    from torch._dynamo.source import ConstantSource
+    from torch.fx.experimental.symbolic_shapes import DimDynamic
+    env = _merging_shape_env()
+    scratch_mode = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
+    scratch_dims, outer_dims = {}, {}
+
+    def scratch_size(size):
+        if not isinstance(size, torch.SymInt):
+            return size
+        expr = size.node.expr
+        if expr not in scratch_dims:
+            hint = size.node.hint if size.node.has_hint() else 2 * len(scratch_dims) + 3
+            symbol = env.create_symbol(hint, ConstantSource("unknown_dim_%d" % len(scratch_dims)),
+                                       dynamic_dim=DimDynamic.DYNAMIC)
+            env.unknown_dims.add(symbol)
+            scratch_dims[expr] = env.create_symintnode(symbol, hint=hint)
+            outer_dims[symbol] = size
+        return scratch_dims[expr]
+
+    def outer_size(size):
+        if not isinstance(size, torch.SymInt):
+            return size
+        expr = env.simplify(size.node.expr)
+        if expr.is_number:
+            return int(expr)
+        known = outer_dims.get(expr)
+        return known if known is not None else fake_mode.shape_env.create_unbacked_symint()
+
+    def copy(value, mode, size):
+        if isinstance(value, torch.Tensor):
+            with mode:
+                return torch.empty([size(d) for d in value.shape], dtype=value.dtype,
+                                   device=value.device)
+        if isinstance(value, (tuple, list)):
+            parts = [copy(v, mode, size) for v in value]
+            return type(value)(*parts) if hasattr(value, "_fields") else type(value)(parts)
+        return value
+
+    scratch_fakes = [copy(f, scratch_mode, scratch_size) for f in fakes]
+    try:
+        with scratch_mode:
+            result = bound(*scratch_fakes)
+    except Exception:       # noqa: BLE001 - the caller raises the first failure
+        return None
+    with fake_mode.shape_env.suppress_guards():
+        return copy(result, fake_mode, outer_size)
+
+
 # ---------------------------------------------------------------- the graph
 
 
@@ -495,8 +599,7 @@ class Graph(object):
         args_t = template(tuple(args))
         kwargs_t = template(dict(kwargs))
         bound = BoundOp(fn, op_type, args_t, kwargs_t)
-        with self._fake_mode:
-            fake_out = bound(*[t._fake for t in inputs])
+        fake_out = self._fake_run(bound, [t._fake for t in inputs])
         node = self._fx.create_node("call_function", bound, tuple(t._node for t in inputs))
         operation = self._new_op(op_type, name, node, inputs)
         outputs = self._outputs(operation, node, fake_out)
@@ -510,6 +613,27 @@ class Graph(object):
             for tensor in operation.outputs:
                 tensor._static = TensorShape([None] * tensor._static.rank)
         return outputs
+
+    def _fake_run(self, bound, fakes):
+        """`bound` run on fake inputs: its outputs' shapes and dtypes.
+
+        Comparisons involving unknown dims are decided by their stand-in sizes, and not
+        remembered (a stand-in size that happens to equal a constant must not make the dim
+        known to later ops). An op that fails on unknown dims runs once more with them merged
+        as TF's shape inference merges an unknown dim with what it must equal
+        (`_merged_fake_run`); if that fails too, the first error is raised.
+        """
+        with self._fake_mode, self._fake_mode.shape_env.suppress_guards():
+            try:
+                return bound(*fakes)
+            except Exception as error:      # noqa: BLE001 - any failure may come from a stand-in
+                if not any(isinstance(f, torch.Tensor) and _has_unknown_dims(f) for f in fakes):
+                    raise
+                failure = error
+        result = _merged_fake_run(self._fake_mode, bound, fakes)
+        if result is None:
+            raise failure
+        return result
 
     def _outputs(self, operation, node, fake_out):
         """Wrap the fake result's tensors as SymbolicTensors (getitem nodes for sequences)."""
@@ -650,9 +774,14 @@ class Graph(object):
             else:
                 result.append(None)
         new.output(tuple(result))
+        holders = [node for node in new.nodes if node.meta.get("needs_grad")]
+        _keep_gradients_differentiable(new, holders)
         module = torch.fx.GraphModule(torch.nn.Module(), new)
-        module.needs_grad = any(node.meta.get("needs_grad") for node in self._fx.nodes
-                                if node in env and node.op != "placeholder")
+        module.needs_grad = bool(holders)
+        module.assigned_first = frozenset(
+            position for position, node in enumerate(extra_inputs)
+            if node.meta["input_kind"] == "variable" and node.meta["variable"]._in_graph()
+            and _assigned_before_use(env[node]))
         return module, extra_inputs
 
     def _needed_nodes(self, outputs, fed_nodes):
@@ -679,6 +808,84 @@ class Graph(object):
             if op is not None:
                 stack.extend(c._node for c in op._control_inputs)
         return needed
+
+
+def _assigned_before_use(placeholder):
+    """Whether the first node using a variable's storage (nodes run in order) is an
+    AssignVariableOp overwriting it with another value."""
+    first = next(iter(placeholder.users), None)
+    operation = None if first is None else first.meta.get("tf_op")
+    return operation is not None and operation.type == "AssignVariableOp" and \
+        first.args[0] is placeholder and placeholder not in first.args[1:]
+
+
+class _Differentiation(threading.local):
+    """Per thread: whether gradients computed now must themselves be differentiable."""
+
+    twice = False
+
+
+_differentiation = _Differentiation()
+
+
+def gradients_differentiable():
+    """True while a node whose gradients are differentiated later runs (see
+    `_keep_gradients_differentiable`); gradient nodes then build a graph of their backward
+    pass (`create_graph`), which fused torch kernels pay for with slower backward formulas."""
+    return _differentiation.twice
+
+
+class _DifferentiableGradients(object):
+    """An fx call target running `target` with `gradients_differentiable()` true."""
+
+    def __init__(self, target):
+        self.target = target
+        self.__name__ = getattr(target, "__name__", "differentiable_gradients")
+
+    def __call__(self, *args):
+        state = _differentiation
+        previous, state.twice = state.twice, True
+        try:
+            return self.target(*args)
+        finally:
+            state.twice = previous
+
+    def __repr__(self):
+        return "<differentiable gradients of %r>" % (self.target,)
+
+
+def _keep_gradients_differentiable(fx_graph, holders):
+    """Wrap the gradient nodes of `fx_graph` whose outputs are differentiated again.
+
+    `holders` are its gradient-holding nodes (`meta["needs_grad"]`): tf.gradients and
+    GradientTape nodes, which differentiate their first `meta["differentiated_inputs"]`
+    inputs (the ys), and control-flow nodes whose branches or bodies hold one, taken to
+    differentiate any of their inputs. A holder whose outputs reach an input that another
+    holder differentiates (hessians, gradient penalties, MAML-style inner steps) runs with
+    `gradients_differentiable()`; every other gradient node skips the double-backward graph.
+    """
+    if len(holders) < 2:
+        return
+    empty = frozenset()
+    computed_from = {}      # node -> the holders whose outputs its value depends on
+
+    def holders_behind(node):
+        behind = computed_from.get(node, empty)
+        return behind | {node} if node.meta.get("needs_grad") else behind
+
+    differentiated_again = set()
+    for node in fx_graph.nodes:
+        behind = empty
+        for parent in node.all_input_nodes:
+            behind = behind | holders_behind(parent)
+        if behind:
+            computed_from[node] = behind
+        if node.meta.get("needs_grad"):
+            count = node.meta.get("differentiated_inputs")
+            for parent in node.args[:count] if count is not None else node.all_input_nodes:
+                differentiated_again |= holders_behind(parent)
+    for node in differentiated_again:
+        node.target = _DifferentiableGradients(node.target)
 
 
 def _unfed(tensor):
@@ -710,7 +917,12 @@ def run_module(module, feed_values, extra_nodes):
     A module holding gradient nodes gets float inputs that require grad, so that
     `torch.autograd.grad` inside it can differentiate with respect to any tensor.
     """
-    values = list(feed_values) + [input_value(n) for n in extra_nodes]
+    if module.assigned_first:
+        return _run_initializing_by_assignment(module, feed_values, extra_nodes)
+    return _call(module, list(feed_values) + [input_value(n) for n in extra_nodes])
+
+
+def _call(module, values):
     if module.needs_grad:
         values = [_differentiable_leaf(v) for v in values]
         with torch.enable_grad():
@@ -718,9 +930,36 @@ def run_module(module, feed_values, extra_nodes):
     return module(*values)
 
 
+def _run_initializing_by_assignment(module, feed_values, extra_nodes):
+    """`run_module` where the module's first use of some TF1 graph variables overwrites
+    them whole (`module.assigned_first`, their positions among `extra_nodes`): a variable
+    without a value yet gets fresh storage, which is its value once the run succeeded, as TF
+    lets an assign initialize a variable."""
+    values = list(feed_values)
+    initializers = []
+    for position, node in enumerate(extra_nodes):
+        if position in module.assigned_first:
+            storage, initialize = node.meta["variable"]._storage_for_assignment()
+            if initialize is not None:
+                initializers.append(initialize)
+            values.append(storage)
+        else:
+            values.append(input_value(node))
+    outputs = _call(module, values)
+    for initialize in initializers:
+        initialize()
+    return outputs
+
+
 class SubGraph(Graph):
     """A graph traced inside another one (a cond branch, a loop body): tensors of enclosing
-    graphs that it uses become its inputs (`outer_captures`)."""
+    graphs that it uses become its inputs (`outer_captures`).
+
+    As TF1 builds control-flow bodies in the enclosing graph, a sub-graph shares that graph's
+    name scope and names in use: ops inside are named under the current scope, and a scope
+    set inside (`name_scope(None)` around `get_variable`) also holds for what `init_scope`
+    creates in the enclosing graph (the variables).
+    """
 
     building_function = True
 
@@ -730,7 +969,20 @@ class SubGraph(Graph):
         self.outer_captures = []
         self._fake_mode = outer._fake_mode
         self._collections = outer._collections
+        self._names_in_use = outer._names_in_use
         self.seed = outer.seed
+
+    def unique_name(self, name, mark_as_used=True):
+        return self.outer.unique_name(name, mark_as_used)
+
+    def get_name_scope(self):
+        return self.outer.get_name_scope()
+
+    def current_scope(self):
+        return self.outer.current_scope()
+
+    def name_scope(self, name):
+        return self.outer.name_scope(name)
 
     def _foreign(self, tensor):
         for outer_tensor, inner in self.outer_captures:

@@ -2,18 +2,22 @@
 
 Eager: plain Python control flow over eager tensors.
 Graph (a tf.Graph or a tf.function being traced): each branch / loop body is traced once into
-a sub-graph, and one node runs the chosen branch or the loop at execution time in Python over
-torch tensors. Autograd therefore differentiates exactly what ran, so gradients through
-cond and while_loop are correct whatever the initial loop values are (torch's `while_loop`
-higher-order op gives wrong gradients when the initial carry does not require grad).
+a sub-graph (its ops named in the op's scope, "cond/", "while/", ... as in TF1), and one node
+runs the chosen branch or the loop at execution time in Python over torch tensors. Autograd
+therefore differentiates exactly what ran, so gradients through cond and while_loop are
+correct whatever the initial loop values are (torch's `while_loop` higher-order op gives wrong
+gradients when the initial carry does not require grad). As in TF, a cond branch returning
+an operation gives the predicate's value in its place, run after the operation.
 Where we differ: `parallel_iterations`, `swap_memory` and `back_prop=False` change nothing;
-`map_fn` runs its elements one after another.
+`map_fn` runs its elements one after another; branches returning None make `cond` return None
+(TF 2's cond; TF 1's graph cond raises ValueError).
 """
 import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, errors, ops
-from tfcompat.framework.graph import SymbolicTensor, TracedFunction, get_default_graph, _flatten
+from tfcompat.framework.graph import (Operation, SymbolicTensor, TracedFunction, _flatten,
+                                      get_default_graph)
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 
@@ -122,7 +126,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if pred.shape.rank not in (0, None) and pred.shape.num_elements() != 1:
         raise ValueError("Shape must be rank 0 but is rank %d for 'cond' (pred %s)"
                          % (pred.shape.rank, pred.name))
-    branches = [TracedFunction(graph, lambda: _as_tensors(fn()), []) for fn in (true_fn, false_fn)]
+    outer_operations = []
+    with graph.name_scope(name or "cond"):
+        branches = [TracedFunction(graph, lambda: _branch_result(fn(), taken, outer_operations),
+                                   []) for fn, taken in ((true_fn, True), (false_fn, False))]
     _check_same_structure(branches[0], branches[1], "true_fn", "false_fn")
     split = [len(b.captured) for b in branches]
 
@@ -131,8 +138,29 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         start = sum(split[:index])
         return branches[index]([], captured[start:start + split[index]])
 
-    return _record_branching(graph, run_cond, "If", [pred] + branches[0].captured +
-                             branches[1].captured, branches, name)
+    with graph.control_dependencies(outer_operations):
+        return _record_branching(graph, run_cond, "If", [pred] + branches[0].captured +
+                                 branches[1].captured, branches, name)
+
+
+def _branch_result(result, taken, outer_operations):
+    """A cond branch's result with tensors for its leaves. As TF's cond does, an Operation
+    becomes the predicate's value in that branch (`taken`), available once the operation
+    ran: a branch runs all of its ops, and operations of enclosing graphs become control
+    inputs of the cond (appended to `outer_operations`). None leaves stay None (a branch
+    returning None makes the cond return None, as TF 2's cond does)."""
+    from tfcompat.framework.constant_op import constant
+    graph = get_default_graph()
+
+    def leaf(value):
+        if value is None:
+            return None
+        if isinstance(value, Operation):
+            if value.graph is not graph:
+                outer_operations.append(value)
+            return constant(taken)
+        return ops.convert_to_tensor(value)
+    return _pack_as(result, [leaf(value) for value in _flatten(result)])
 
 
 def _check_same_structure(a, b, a_name, b_name):
@@ -156,7 +184,9 @@ def _record_branching(graph, fn, op_type, inputs, branches, name):
         for other in branches[1:]:
             shape = shape.most_specific_compatible_shape(other.flat_outputs[i].shape)
         tensor._static = shape
-    return _pack_as(first.outputs, list(results))
+    it = iter(results)
+    return _pack_as(first.outputs, [None if leaf is None else next(it)
+                                    for leaf in _flatten(first.outputs)])
 
 
 @tf_export("case")
@@ -236,10 +266,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     def as_struct(flat_args):
         return _pack_as(structure, flat_args)
 
-    cond_fn = TracedFunction(graph, lambda *a: ops.convert_to_tensor(call(cond, as_struct(a))),
-                             flat_init, shapes)
-    body_fn = TracedFunction(graph, lambda *a: _as_tensors(normalize(call(body, as_struct(a)))),
-                             flat_init, shapes)
+    with graph.name_scope(name or "while"):
+        cond_fn = TracedFunction(
+            graph, lambda *a: ops.convert_to_tensor(call(cond, as_struct(a))), flat_init, shapes)
+        body_fn = TracedFunction(
+            graph, lambda *a: _as_tensors(normalize(call(body, as_struct(a)))), flat_init, shapes)
     for init, out in zip(flat_init, body_fn.flat_outputs):
         if init.dtype != out.dtype:
             raise TypeError("body changed the dtype of a loop variable from %s to %s"
@@ -320,9 +351,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         return _stack_structure(results)
     graph = get_default_graph()
     element_shapes = [e.shape[1:] for e in flat_elems]
-    traced = TracedFunction(
-        graph, lambda *a: _as_tensors(fn(_pack_as(elems_struct, list(a)))),
-        [_row_like(graph, e) for e in flat_elems], element_shapes)
+    with graph.name_scope(name or "map"):
+        traced = TracedFunction(
+            graph, lambda *a: _as_tensors(fn(_pack_as(elems_struct, list(a)))),
+            [_row_like(graph, e) for e in flat_elems], element_shapes)
     n = len(flat_elems)
 
     def run_map(*inputs):
@@ -387,11 +419,13 @@ def _fold(fn, elems, initializer, reverse, name, keep_all):
     acc_struct = _as_tensors(initializer)
     flat_acc = _flatten(acc_struct)
     n_acc, n_el = len(flat_acc), len(flat_elems)
-    traced = TracedFunction(
-        graph, lambda *a: _as_tensors(fn(_pack_as(acc_struct, list(a[:n_acc])),
-                                         _pack_as(elems_struct, list(a[n_acc:])))),
-        flat_acc + [_row_like(graph, e) for e in flat_elems],
-        [t.shape for t in flat_acc] + [e.shape[1:] for e in flat_elems])
+    default_name = "scan" if keep_all else "foldr" if reverse else "foldl"
+    with graph.name_scope(name or default_name):
+        traced = TracedFunction(
+            graph, lambda *a: _as_tensors(fn(_pack_as(acc_struct, list(a[:n_acc])),
+                                             _pack_as(elems_struct, list(a[n_acc:])))),
+            flat_acc + [_row_like(graph, e) for e in flat_elems],
+            [t.shape for t in flat_acc] + [e.shape[1:] for e in flat_elems])
 
     def run_fold(*inputs):
         acc = list(inputs[:n_acc])

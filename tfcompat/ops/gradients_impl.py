@@ -4,15 +4,19 @@ The node calls `torch.autograd.grad` on the values the graph computed in the sam
 executor makes float inputs require grad when a module holds gradient nodes). Which `xs`
 are connected to `ys` is decided when the graph is built, from the graph's data edges, so
 unconnected sources give None like TF (paths through integer tensors or `tf.stop_gradient`
-do not count).
+do not count). The backward pass is itself differentiable (`create_graph`) only where the
+run differentiates its result again (hessians, gradient penalties: decided per executed
+module, see `graph._keep_gradients_differentiable`) or an eager GradientTape records the
+run; otherwise torch's fused kernels (RNNs) keep their fast once-differentiable backward.
 """
 import enum
 
 import torch
 
 from tfcompat._api import tf_export
+from tfcompat.eager import tape
 from tfcompat.framework import context, ops
-from tfcompat.framework.graph import SymbolicTensor, get_default_graph
+from tfcompat.framework.graph import SymbolicTensor, get_default_graph, gradients_differentiable
 
 
 @tf_export("UnconnectedGradients")
@@ -113,7 +117,8 @@ def symbolic_gradients(ys, xs, grad_ys=None, unconnected_gradients=UnconnectedGr
             return tuple(torch.zeros_like(x) for x in x_values)
         grads = torch.autograd.grad([p[0] for p in pairs], list(x_values),
                                     grad_outputs=[p[1] for p in pairs], allow_unused=True,
-                                    retain_graph=True, create_graph=True)
+                                    retain_graph=True,
+                                    create_graph=gradients_differentiable() or tape.recording())
         return tuple(torch.zeros_like(x) if g is None else g for x, g in zip(x_values, grads))
 
     results = []
@@ -121,7 +126,9 @@ def symbolic_gradients(ys, xs, grad_ys=None, unconnected_gradients=UnconnectedGr
         outputs = graph.record_custom(compute, "SymbolicGradient",
                                       ys + wanted + [g for _, g in given],
                                       tuple(x._fake for x in wanted), name=name)
-        outputs[0].op._node.meta["needs_grad"] = True
+        node_meta = outputs[0].op._node.meta
+        node_meta["needs_grad"] = True
+        node_meta["differentiated_inputs"] = n_y
         for x, tensor in zip(wanted, outputs):
             tensor._static = x.shape
         results = list(outputs)

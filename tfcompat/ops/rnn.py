@@ -17,8 +17,7 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.data import structure as nest
 from tfcompat.framework import context, dtypes, errors, ops
-from tfcompat.framework.graph import (SymbolicTensor, TracedFunction, get_default_graph,
-                                      input_value)
+from tfcompat.framework.graph import SymbolicTensor, TracedFunction, get_default_graph
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import as_shape
 from tfcompat.ops import array_ops, math_ops
@@ -223,16 +222,6 @@ def _step_arguments(graph, flat_inputs, flat_state):
     return rows + states
 
 
-def _step_variables(graph, traced):
-    """The variables the traced step reads, as (positions among its graph inputs, tensors of
-    `graph`). A sub-graph reads variables directly, so neither tf.gradients (which follows
-    the outer graph's edges) nor the gradient executor (which differentiates the values it
-    passes in) would see them; the loop node takes them as inputs and hands them on."""
-    slots = [i for i, node in enumerate(traced._extra)
-             if node.meta["input_kind"] == "variable"]
-    return slots, [graph._as_input(traced._extra[i].meta["variable"]) for i in slots]
-
-
 def _graph_loop(cell, inputs, state, sequence_length, output_specs):
     """The cell traced once into a sub-graph; one "While" node runs it per step."""
     graph = get_default_graph()
@@ -246,11 +235,9 @@ def _graph_loop(cell, inputs, state, sequence_length, output_specs):
         return [ops.convert_to_tensor(t) for t in nest.flatten(output) +
                 nest.flatten(new_state)]
 
-    # Variables made while tracing are created in the outer graph under the full name that
-    # get_variable gives them; the outer name scope must not prefix it a second time.
-    with ops.name_scope(None):
-        traced = TracedFunction(graph, traced_step, _step_arguments(graph, flat_inputs,
-                                                                    flat_state))
+    with graph.name_scope("while"):
+        traced = TracedFunction(graph, traced_step,
+                                _step_arguments(graph, flat_inputs, flat_state))
     n_outputs = len(traced.flat_outputs) - n_state
     _check_output_count(n_outputs, output_specs)
     state_args = traced.args[n_inputs:]
@@ -264,17 +251,13 @@ def _graph_loop(cell, inputs, state, sequence_length, output_specs):
                              "the one it is given" % (old.shape, new.shape))
     lengths = [] if sequence_length is None else [sequence_length]
     n_lengths = len(lengths)
-    variable_slots, variables = _step_variables(graph, traced)
-    n_fixed = n_inputs + n_state + n_lengths + len(variables)
+    n_fixed = n_inputs + n_state + n_lengths
 
     def run_dynamic_rnn(*values):
-        extra_values = [input_value(node) for node in traced._extra]
-        for slot, value in zip(variable_slots, values[n_fixed - len(variables):n_fixed]):
-            extra_values[slot] = value
         captured = values[n_fixed:]
 
         def step(inputs_t, state_t):
-            results = traced._module(*inputs_t, *state_t, *captured, *extra_values)
+            results = traced(list(inputs_t) + list(state_t), captured)
             return results[:n_outputs], results[n_outputs:]
         outputs, final = _run_time_loop(
             step, values[:n_inputs], values[n_inputs:n_inputs + n_state],
@@ -287,7 +270,7 @@ def _graph_loop(cell, inputs, state, sequence_length, output_specs):
                       for t in traced.flat_outputs[:n_outputs])
     fakes += tuple(arg._fake for arg in state_args)
     results = graph.record_custom(run_dynamic_rnn, "While", flat_inputs + flat_state + lengths +
-                                  variables + traced.captured, fakes, "while")
+                                  traced.captured, fakes, "while")
     _mark_grad(results, [traced])
     static_time = flat_inputs[0].shape[:1]
     for tensor, traced_tensor in zip(results[:n_outputs], traced.flat_outputs):

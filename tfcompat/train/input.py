@@ -13,13 +13,8 @@ tensor is batched into a tensor, not a list, as in TF. Not supported: SparseTens
 (NotImplementedError). Producers raise RuntimeError and batching functions ValueError when
 eager execution is enabled, as TF does.
 """
-import threading
-
-import numpy as np
-import torch
-
 from tfcompat._api import tf_export
-from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.graph import GraphKeys, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
 from tfcompat.ops import array_ops, check_ops, math_ops, random_ops
@@ -35,35 +30,6 @@ _EAGER_QUEUES = ("Input pipelines based on Queues are not supported when eager e
 def _check_graph_mode(error_class):
     if context.executing_eagerly():
         raise error_class(_EAGER_QUEUES)
-
-
-def _graph_op(fn, op_type, inputs, dtype, shape, name=None):
-    """One graph node running `fn` over its inputs' values (a stateful or string-capable op)."""
-    return data_flow_ops.run_resource_op(lambda *values: (fn(*values),), op_type, inputs,
-                                         [(dtype, shape)], name)[0]
-
-
-def _shuffled(tensor, seed):
-    """`tensor` with its rows in a random order: random_shuffle's permutation of the row
-    indices, applied to any dtype (strings included)."""
-    shuffle = random_ops.random_shuffle._tfcompat_impl
-
-    def rows_shuffled(value):
-        order = shuffle(torch.arange(value.shape[0]), seed=seed)
-        return value[order.numpy()] if isinstance(value, np.ndarray) else \
-            value[order.to(value.device)]
-    return _graph_op(rows_shuffled, "RandomShuffle", [tensor], tensor.dtype, tensor.shape)
-
-
-def _row(tensor, index):
-    """Row `index` of `tensor`, for any dtype (strings included)."""
-    def row(value, position):
-        position = int(position)
-        if not 0 <= position < value.shape[0]:
-            raise errors.InvalidArgumentError("indices = %d is not in [0, %d)"
-                                              % (position, value.shape[0]))
-        return value[position, ...]
-    return _graph_op(row, "GatherV2", [tensor, index], tensor.dtype, tensor.shape[1:])
 
 
 # ---------------------------------------------------------------- producers
@@ -91,24 +57,9 @@ def limit_epochs(tensor, num_epochs=None, name=None):
     with ops.name_scope(name, "limit_epochs", [tensor]) as scope:
         epochs = Variable(ops.convert_to_tensor(0, dtype=dtypes.int64), name="epochs",
                           trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])
-        counter = _count_up_to(epochs, int(num_epochs))
+        counter = epochs.count_up_to(num_epochs)
         with get_default_graph().control_dependencies([counter]):
             return array_ops.identity(tensor, name=scope)
-
-
-def _count_up_to(variable, limit):
-    """TF's CountUpTo: the variable's value, incremented unless it reached `limit`
-    (OutOfRangeError); atomic across the threads running it."""
-    lock = threading.Lock()
-
-    def count_up_to(storage):
-        with lock:
-            before = int(storage)
-            if before >= limit:
-                raise errors.OutOfRangeError("Reached limit of %d" % limit)
-            storage.add_(1)
-        return torch.tensor(before, dtype=storage.dtype)
-    return _graph_op(count_up_to, "CountUpTo", [variable], variable.dtype, TensorShape([]))
 
 
 @tf_export(v1=["train.input_producer"])
@@ -125,7 +76,7 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
             raise ValueError("Either `input_tensor` must have a fully defined shape or "
                              "`element_shape` must be specified")
         if shuffle:
-            input_tensor = _shuffled(input_tensor, seed)
+            input_tensor = random_ops.random_shuffle(input_tensor, seed=seed)
         input_tensor = limit_epochs(input_tensor, num_epochs)
         queue = data_flow_ops.FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype],
                                         shapes=[element_shape], shared_name=shared_name,
@@ -178,12 +129,15 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
         tensor_list = [ops.convert_to_tensor(t) for t in tensor_list]
         if not tensor_list:
             raise ValueError("Expected at least one tensor in slice_input_producer().")
-        rows = tensor_list[0].shape[0] if tensor_list[0].shape.rank else None
+        rows = tensor_list[0].shape[0].value if tensor_list[0].shape.rank else None
         range_size = int(rows) if rows is not None else array_ops.shape(tensor_list[0])[0]
         queue = range_input_producer(range_size, num_epochs=num_epochs, shuffle=shuffle,
                                      seed=seed, capacity=capacity, shared_name=shared_name)
         index = queue.dequeue()
-        return [_row(t, index) for t in tensor_list]
+        rows = [array_ops.gather(t, index) for t in tensor_list]
+        for row, tensor in zip(rows, tensor_list):
+            row.set_shape(tensor.shape[1:])     # known even where a string dim is not
+        return rows
 
 
 # ---------------------------------------------------------------- batching helpers

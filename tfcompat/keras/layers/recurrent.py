@@ -678,52 +678,12 @@ def _torch_simple_rnn(function):
     return run
 
 
-class _OnceDifferentiable(torch.autograd.Function):
-    """Runs a torch RNN kernel and differentiates it once, with the kernel's own backward.
-
-    tf.gradients differentiates with `create_graph=True`, under which torch swaps the fused
-    RNN kernels' backward for a double-differentiable composite formula (8x slower here).
-    Gradients of these gradients are not supported (as for the hard-sigmoid kernel).
-    """
-
-    @staticmethod
-    def forward(ctx, kernel, x, weights, recurrent_weights, bias, *states):
-        inputs = [x, weights, recurrent_weights, bias] + list(states)
-        leaves = [None if t is None else t.detach().requires_grad_(t.requires_grad)
-                  for t in inputs]
-        with torch.set_grad_enabled(any(t is not None and t.requires_grad for t in inputs)):
-            output, new_states = kernel(leaves[0], leaves[1], leaves[2], leaves[3], leaves[4:])
-        ctx.leaves, ctx.results = leaves, [output] + list(new_states)
-        return tuple(r.detach() for r in ctx.results)
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, *grads):
-        leaves, results = ctx.leaves, ctx.results
-        del ctx.leaves, ctx.results
-        wanted = [t for t in leaves if t is not None and t.requires_grad]
-        used = [(r, g) for r, g in zip(results, grads) if g is not None and r.requires_grad]
-        found = torch.autograd.grad([r for r, _ in used], wanted, [g for _, g in used],
-                                    allow_unused=True) if used and wanted else [None] * len(wanted)
-        found = iter(found)
-        return (None,) + tuple(next(found) if t is not None and t.requires_grad else None
-                               for t in leaves)
-
-
-def _once_differentiable(kernel):
-    def run(x, weights, recurrent_weights, bias, states):
-        results = _OnceDifferentiable.apply(kernel, x, weights, recurrent_weights, bias,
-                                            *states)
-        return results[0], list(results[1:])
-    return run
-
-
 _FUSED_KERNELS = {
-    ("lstm", torch.tanh, torch.sigmoid): _once_differentiable(_torch_lstm),
+    ("lstm", torch.tanh, torch.sigmoid): _torch_lstm,
     ("lstm", torch.tanh, _hard_sigmoid): _hard_sigmoid_lstm,
-    ("gru", torch.tanh, torch.sigmoid): _once_differentiable(_torch_gru),
-    ("simple", torch.tanh, None): _once_differentiable(_torch_simple_rnn(torch.rnn_tanh)),
-    ("simple", torch.relu, None): _once_differentiable(_torch_simple_rnn(torch.rnn_relu)),
+    ("gru", torch.tanh, torch.sigmoid): _torch_gru,
+    ("simple", torch.tanh, None): _torch_simple_rnn(torch.rnn_tanh),
+    ("simple", torch.relu, None): _torch_simple_rnn(torch.rnn_relu),
 }
 
 
