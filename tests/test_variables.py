@@ -329,3 +329,11 @@ def test_exported_paths():
     assert tf.Variable is Variable
     assert tf.contrib.eager.Variable is Variable
     assert tf.compat.v1.Variable is Variable
+
+
+def test_tf1_count_up_to_function():
+    v = tf.Variable(0, dtype=tf.int32)
+    assert int(tf.compat.v1.count_up_to(v, 2)) == 0
+    assert int(tf.compat.v1.count_up_to(v, 2)) == 1
+    with pytest.raises(tf.errors.OutOfRangeError):
+        tf.compat.v1.count_up_to(v, 2)

@@ -29,6 +29,13 @@ def assign_sub(ref, value, use_locking=None, name=None):
     return _variable(ref, "assign_sub").assign_sub(value, name=name)
 
 
+@tf_export(v1=["count_up_to"])
+def count_up_to(ref, limit, name=None):
+    """`tf.count_up_to(ref, limit)`: the value before incrementing the integer variable by
+    one; OutOfRangeError once it has reached `limit`."""
+    return _variable(ref, "count_up_to").count_up_to(limit)
+
+
 def _scatter(method):
     def scatter(ref, indices, updates, use_locking=True, name=None):
         return getattr(_variable(ref, method), method)(IndexedSlices(updates, indices))
