@@ -1,6 +1,7 @@
 """Keras models in tfcompat against the same models in raw PyTorch, interleaved, medians.
 
     .venv/bin/python scripts/bench_keras.py [--model mlp|a20|all] [--repeats 7] [--threads 1]
+                                            [--clock wall|cpu]
 
 mlp: Keras `fit` vs a hand-written PyTorch loop. Both sides: Dense(128, relu) ->
 Dense(10, softmax), Adam(1e-3), sparse categorical cross-entropy, accuracy accumulated on the
@@ -75,9 +76,10 @@ def sync(device):
 
 
 def measure_fit(samples=4096, features=100, hidden=128, classes=10, batch_size=32,
-                repeats=7):
+                repeats=7, clock=time.perf_counter):
     """Median seconds per epoch of Keras `fit` and of the hand-written torch loop, the last
-    history and torch result, and the steps per epoch."""
+    history and torch result, and the device. `clock`: wall time by default;
+    `time.process_time` (CPU time) is steadier on a shared machine with one torch thread."""
     import tfcompat as tf
     from tfcompat.framework import context
     device = context.default_device()
@@ -94,24 +96,27 @@ def measure_fit(samples=4096, features=100, hidden=128, classes=10, batch_size=3
     keras_times, torch_times = [], []
     for _ in range(repeats):
         sync(device)
-        start = time.perf_counter()
+        start = clock()
         history = model.fit(x, y, batch_size=batch_size, epochs=1, verbose=0)
         sync(device)
-        keras_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        keras_times.append(clock() - start)
+        start = clock()
         torch_result = loop.epoch(xt, yt, batch_size)
         sync(device)
-        torch_times.append(time.perf_counter() - start)
+        torch_times.append(clock() - start)
     return (statistics.median(keras_times), statistics.median(torch_times), history,
             torch_result, device)
 
 
 def bench_mlp(args):
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     k, t, history, torch_result, device = measure_fit(
-        args.samples, args.features, args.hidden, args.classes, args.batch_size, args.repeats)
+        args.samples, args.features, args.hidden, args.classes, args.batch_size, args.repeats,
+        clock)
     steps = -(-args.samples // args.batch_size)
-    print("MLP fit: device %s, %d samples, batch %d (%d steps/epoch), threads %d"
-          % (device, args.samples, args.batch_size, steps, torch.get_num_threads()))
+    print("MLP fit: device %s, %d samples, batch %d (%d steps/epoch), threads %d, %s time"
+          % (device, args.samples, args.batch_size, steps, torch.get_num_threads(),
+             args.clock))
     print("keras fit   : %.4f s/epoch (%.1f us/step)  loss %.4f acc %.4f"
           % (k, k / steps * 1e6, history.history["loss"][-1], history.history["accuracy"][-1]))
     print("torch loop  : %.4f s/epoch (%.1f us/step)  loss %.4f acc %.4f"
@@ -266,6 +271,9 @@ def main():
                              "flavour's default, hard_sigmoid under v1)")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch CPU threads (0: leave torch's default)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="mlp: wall time, or the process's CPU time (steadier on a "
+                             "shared machine; meaningful with --threads 1 on the CPU)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -71,3 +71,44 @@ def test_get_serialize_deserialize():
         losses.get("nope")
     with pytest.raises(ValueError, match="Could not interpret"):
         losses.get(3)
+
+
+# In a graph (tf.function, TF1) a crossentropy of a Softmax/Sigmoid op's output is computed
+# from that op's input, as TF's Keras backend does; eagerly the probabilities are clipped to
+# [1e-7, 1 - 1e-7]. Logits of 30 put the true class's probability far below the clip.
+_CLIPPED = -np.log(1e-7)
+
+
+@pytest.mark.parametrize("loss, activation, y_true, logits, graph_value, eager_value", [
+    (losses.SparseCategoricalCrossentropy(), tf.nn.softmax, [0], [[0., 30.]], 30.0, _CLIPPED),
+    (losses.CategoricalCrossentropy(), tf.nn.softmax, [[1., 0.]], [[0., 30.]], 30.0,
+     _CLIPPED),
+    (losses.BinaryCrossentropy(), tf.sigmoid, [[1.]], [[-30.]], 30.0, -np.log(2e-7)),
+    (losses.sparse_categorical_crossentropy, tf.nn.softmax, [0], [[0., 30.]], 30.0, _CLIPPED),
+    # softmax over the first axis: not TF's Softmax op, so no logits shortcut
+    (losses.SparseCategoricalCrossentropy(), lambda x: tf.nn.softmax(x, axis=0), [0, 1],
+     [[0., 30.], [0., 0.]], (np.log(2.0) + _CLIPPED) / 2, (np.log(2.0) + _CLIPPED) / 2),
+    # from_logits=True given: the softmax output is taken as the logits
+    (losses.SparseCategoricalCrossentropy(from_logits=True), tf.nn.softmax, [0], [[0., 30.]],
+     np.log(1.0 + np.e), np.log(1.0 + np.e)),
+])
+def test_crossentropy_of_activation_output_in_graph(loss, activation, y_true, logits,
+                                                    graph_value, eager_value):
+    labels, x = tf.constant(y_true), tf.constant(np.array(logits, np.float32))
+
+    @tf.function
+    def traced():
+        return tf.reduce_mean(loss(labels, activation(x)))
+    assert float(traced()) == pytest.approx(graph_value, rel=1e-5)
+    assert float(tf.reduce_mean(loss(labels, activation(x)))) == \
+        pytest.approx(eager_value, rel=1e-5)
+
+
+def test_sparse_crossentropy_integer_and_float_labels_agree():
+    probs = np.array([[0.2, 0.7, 0.1], [0.5, 0.25, 0.25]], np.float32)
+    expected = -(np.log(0.7) + np.log(0.25)) / 2
+    for labels in ([1, 2], np.array([1, 2], np.int64), np.array([[1.], [2.]], np.float32)):
+        assert float(losses.SparseCategoricalCrossentropy()(labels, probs)) == \
+            pytest.approx(expected, rel=1e-6)
+    weighted = losses.SparseCategoricalCrossentropy()([1, 2], probs, sample_weight=[1., 0.])
+    assert float(weighted) == pytest.approx(-np.log(0.7) / 2, rel=1e-6)

@@ -85,3 +85,26 @@ def test_metric_inside_tf_function():
         return m.result()
     step(tf.constant([1.0, 3.0]))
     assert float(step(tf.constant([5.0, 7.0]))) == 4.0
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([2, 1, 0], np.int64), np.array([[2], [1], [0]], np.int32),
+    np.array([2., 1., 0.], np.float32)])
+def test_sparse_accuracy_integer_and_float_labels(labels):
+    probs = [[0.1, 0.6, 0.3], [0.05, 0.95, 0.0], [0.7, 0.2, 0.1]]
+    assert _result(metrics.SparseCategoricalAccuracy(), labels, probs) == \
+        pytest.approx(2.0 / 3)
+    assert _result(metrics.SparseTopKCategoricalAccuracy(k=2), labels, probs) == \
+        pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("values, weight, total, count", [
+    (2.5, 32.0, 80.0, 32.0),          # a scalar with a Python-number weight (fit's loss)
+    ([1.0, 3.0], 0.5, 2.0, 1.0),      # several values with a Python-number weight
+    (2.5, 0.0, 0.0, 0.0),             # weight 0: the result stays 0 (no division by 0)
+])
+def test_mean_with_number_weight(values, weight, total, count):
+    m = metrics.Mean()
+    m.update_state(values, sample_weight=weight)
+    assert [float(v.numpy()) for v in m.variables] == [total, count]
+    assert float(m.result()) == (total / count if count else 0.0)

@@ -118,3 +118,55 @@ def test_apply_gradients_in_tf_function():
         step()
     np.testing.assert_allclose(v.numpy(), _numpy_adam(np.array([1.0, 2.0]), 3), rtol=1e-5)
     assert int(opt.iterations.numpy()) == 3
+
+
+def _numpy_adam_float32(x, steps, lr=0.1, b1=0.9, b2=0.999, eps=1e-7):
+    """TF's ApplyAdam in float32: m += (g - m) * (1 - b1); v += (g*g - v) * (1 - b2);
+    var -= lr_t * m / (sqrt(v) + eps) with lr_t = lr * sqrt(1 - b2**t) / (1 - b1**t)."""
+    f = np.float32
+    x, lr, b1, b2, eps = f(x), f(lr), f(b1), f(b2), f(eps)
+    m, v = np.zeros_like(x), np.zeros_like(x)
+    for t in range(1, steps + 1):
+        g = f(2) * x
+        m += (g - m) * (f(1) - b1)
+        v += (g * g - v) * (f(1) - b2)
+        lr_t = lr * np.sqrt(f(1) - b2 ** f(t)) / (f(1) - b1 ** f(t))
+        x = x - lr_t * m / (np.sqrt(v) + eps)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_adam_several_variables_many_steps(dtype):
+    start = [np.array([1.0, -2.0, 0.5], dtype), np.array([[3.0], [-0.25]], dtype)]
+    variables = [tf.Variable(s) for s in start]
+    opt = optimizers.Adam(0.1)
+    for _ in range(20):
+        with tf.GradientTape() as tape:
+            loss = tf.add_n([tf.reduce_sum(v * v) for v in variables])
+        opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+    for v, s in zip(variables, start):
+        assert v.dtype.as_numpy_dtype == dtype
+        np.testing.assert_allclose(v.numpy(), _numpy_adam_float32(s, 20), rtol=2e-5,
+                                   atol=1e-6)
+
+
+def test_traced_update_reads_hyperparameters_when_it_runs():
+    v = tf.Variable([1.0, 2.0])
+    opt = optimizers.Adam(0.1)
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(v * v)
+        opt.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+    x, m, s = np.array([1.0, 2.0]), np.zeros(2), np.zeros(2)
+    for t, (lr, beta_1) in enumerate([(0.1, 0.9), (0.0, 0.9), (0.1, 0.0)], 1):
+        tf.keras.backend.set_value(opt.lr, lr)
+        tf.keras.backend.set_value(opt.beta_1, beta_1)
+        step()
+        g = 2 * x
+        m = beta_1 * m + (1 - beta_1) * g
+        s = 0.999 * s + 0.001 * g * g
+        x = x - lr * np.sqrt(1 - 0.999 ** t) / (1 - beta_1 ** t) * m / (np.sqrt(s) + 1e-7)
+        np.testing.assert_allclose(v.numpy(), x, rtol=1e-5)
+    assert int(opt.iterations.numpy()) == 3

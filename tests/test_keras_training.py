@@ -287,3 +287,30 @@ def test_sequential_predict_classes_and_proba():
         assert binary.predict_classes(x).tolist() == [[1], [1], [0]]
     with pytest.warns(UserWarning, match="predict_proba"):
         np.testing.assert_allclose(multi.predict_proba(x).sum(1), 1.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_batch_logs_are_running_means(run_eagerly):
+    """Callbacks see each batch's logs: the metrics' running means over the epoch so far
+    (a zero model with learning rate 0 predicts 0: per-batch loss mean(y**2), mae mean|y|)."""
+    x, y = _regression(40)
+    model = Linear(3, 1)
+    model.compile(keras.optimizers.SGD(0.0), loss="mse", metrics=["mae"],
+                  run_eagerly=run_eagerly)
+    seen = {"train": [], "test": []}
+    callback = keras.callbacks.LambdaCallback(
+        on_train_batch_end=lambda batch, logs: seen["train"].append(dict(logs)))
+    callback.on_test_batch_end = lambda batch, logs: seen["test"].append(dict(logs))
+    history = model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0,
+                        callbacks=[callback])
+    model.evaluate(x, y, batch_size=16, verbose=0, callbacks=[callback])
+    for kind in ("train", "test"):
+        logs = seen[kind]
+        assert len(logs) == 3
+        for i, batch_logs in enumerate(logs):
+            rows = y[:min(16 * (i + 1), 40)]
+            assert float(batch_logs["loss"]) == pytest.approx(float(np.mean(rows ** 2)),
+                                                              rel=1e-5)
+            assert float(batch_logs["mae"]) == pytest.approx(float(np.mean(np.abs(rows))),
+                                                             rel=1e-5)
+    assert history.history["loss"][0] == pytest.approx(float(seen["train"][-1]["loss"]))

@@ -242,6 +242,7 @@ class CallbackList(object):
         self.callbacks = list(callbacks) if callbacks else []
         self.model = None
         self.params = {}
+        self._batch_hook_callbacks = {}     # mode -> the callbacks with batch hooks
         if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
             self.callbacks.insert(0, ProgbarLogger(count_mode="steps"))
         if add_history and not any(isinstance(c, History) for c in self.callbacks):
@@ -253,6 +254,7 @@ class CallbackList(object):
 
     def append(self, callback):
         self.callbacks.append(callback)
+        self._batch_hook_callbacks = {}
 
     def set_params(self, params):
         self.params = params
@@ -266,7 +268,14 @@ class CallbackList(object):
 
     def needs_batch_hooks(self, mode):
         """Whether any callback does something per batch in `mode` (train/test/predict)."""
-        return any(_overrides(c, mode) for c in self.callbacks)
+        return bool(self._batch_callbacks(mode))
+
+    def _batch_callbacks(self, mode):
+        found = self._batch_hook_callbacks.get(mode)
+        if found is None:
+            found = self._batch_hook_callbacks[mode] = [
+                c for c in self.callbacks if _overrides(c, mode)]
+        return found
 
     def _call(self, hook, *args, logs=None):
         python_logs = None
@@ -279,9 +288,7 @@ class CallbackList(object):
             getattr(callback, hook)(*args, logs=python_logs)
 
     def _call_batch(self, mode, hook, batch, logs):
-        for callback in self.callbacks:
-            if not _overrides(callback, mode):
-                continue
+        for callback in self._batch_callbacks(mode):
             if callback._supports_tf_logs:
                 getattr(callback, hook)(batch, logs=logs)
             else:

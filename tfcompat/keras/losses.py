@@ -4,13 +4,22 @@ Each loss function is one op over torch tensors (Keras' formulas: `y_true` is ca
 `y_pred`'s dtype, probabilities are clipped to [epsilon, 1 - epsilon] with epsilon 1e-7, the
 result is reduced over the last axis). A `Loss` object applies sample weights and its
 `reduction` (AUTO and SUM_OVER_BATCH_SIZE: sum / number of elements) in the same op.
+
+In a graph (a TF1 graph, a tf.function trace such as fit's train step) the crossentropies
+of a `Softmax` (`Sigmoid` for binary) op's output use that op's input as logits, as TF's
+Keras backend does since TF 1.13 ("to prevent collapsing zero when training"); eagerly they
+clip the probabilities, as TF up to 2.6 does (later versions keep the logits on eager tensors
+too). Sparse integer labels go to the loss as integers (TF casts them to float and back to
+int64, which changes no label below 2**24).
 """
+import inspect
 import math
 
 import torch
 import torch.nn.functional as F
 
 from tfcompat._api import tf_export
+from tfcompat.framework import context
 from tfcompat.framework.ops import op, to_torch
 
 EPSILON = 1e-7
@@ -38,15 +47,46 @@ class ReductionV2(object):
 # ---------------------------------------------------------------- torch helpers
 
 
-def _pred_true(y_true, y_pred):
-    """Keras' conversion: y_pred as a float tensor, y_true cast to its dtype and device."""
+def _pred_true(y_true, y_pred, integer_labels=False):
+    """Keras' conversion: y_pred as a float tensor, y_true cast to its dtype and device
+    (`integer_labels`: integer y_true keeps its dtype, for the sparse crossentropy)."""
     p = to_torch(y_pred)
     if not p.is_floating_point():
         p = p.float()
     t = to_torch(y_true)
-    if t.dtype is not p.dtype or t.device != p.device:
-        t = t.to(device=p.device, dtype=p.dtype)
+    dtype = t.dtype if integer_labels and not t.is_floating_point() else p.dtype
+    if t.dtype is not dtype or t.device != p.device:
+        t = t.to(device=p.device, dtype=dtype)
     return t, p
+
+
+def _activation_logits(y_pred, impl, options):
+    """TF's Keras backend in graphs: the crossentropy of a Softmax (binary: Sigmoid) op's
+    output is computed from that op's input with from_logits=True. Returns the y_pred and
+    options to use."""
+    op_type = _LOGITS_OF.get(impl)
+    if op_type is None or options.get("from_logits") or not context.state.building_graph:
+        return y_pred, options
+    from tfcompat.framework.graph import SymbolicTensor
+    if not isinstance(y_pred, SymbolicTensor) or y_pred.op.type != op_type or \
+            (op_type == "Softmax" and not _softmax_over_last_axis(y_pred)):
+        return y_pred, options
+    return y_pred.op.inputs[0], dict(options, from_logits=True)
+
+
+def _softmax_over_last_axis(y_pred):
+    """Whether a Softmax op normalized over the last axis (TF's Softmax op always does;
+    tfcompat's takes the axis as an argument, read from the op's graph node)."""
+    target = y_pred.op._node.target
+    fn = getattr(target, "fn", None)
+    args, kwargs = getattr(target, "args_template", None), getattr(target, "kwargs_template",
+                                                                     None)
+    if fn is None or args is None or kwargs is None:
+        return False
+    arguments = inspect.signature(fn).bind(*args, **kwargs).arguments
+    axes = [arguments.get(name) for name in ("axis", "dim")]
+    rank = y_pred.shape.rank
+    return rank is not None and all(a is None or a in (-1, rank - 1) for a in axes)
 
 
 def _squeeze_or_expand(y_true, y_pred):
@@ -92,10 +132,13 @@ def _loss_op(fn, y_true, y_pred, sample_weight, reduction, kwargs, match_rank=Fa
 
     `match_rank` (fit's targets): rank-1 targets of rank-2 outputs get a last axis first.
     """
-    t, p = _pred_true(y_true, y_pred)
+    t, p = _pred_true(y_true, y_pred, fn is _scce)
     if match_rank and t.ndim == 1 and p.ndim == 2:
         t = t.unsqueeze(-1)
     t, p = _squeeze_or_expand(t, p)
+    if fn is _scce and sample_weight is None and p.dtype is torch.float32 and \
+            reduction == ReductionV2.SUM_OVER_BATCH_SIZE and p.numel():
+        return fn(t, p, reduction="mean", **kwargs)
     return _weighted_reduce(fn(t, p, **kwargs), sample_weight, reduction)
 
 
@@ -150,15 +193,25 @@ def _cce(t, p, from_logits=False, label_smoothing=0, axis=-1):
     return -torch.sum(t * torch.log(p), dim=axis)
 
 
-def _scce(t, p, from_logits=False, axis=-1):
+def _scce(t, p, from_logits=False, axis=-1, reduction="none"):
+    """Per-example losses; reduction="mean": their mean, in the same torch op."""
     if axis != -1 and axis != p.ndim - 1:
         p = p.movedim(axis, -1)
-    classes = p.shape[-1]
+    batch_shape, classes = p.shape[:-1], p.shape[-1]
     labels = t.reshape(-1).long()
-    log_probs = F.log_softmax(p, dim=-1) if from_logits else \
-        torch.log(torch.clamp(p, EPSILON, 1.0 - EPSILON))
-    losses = F.nll_loss(log_probs.reshape(-1, classes), labels, reduction="none")
-    return losses.reshape(p.shape[:-1])
+    if p.ndim != 2:
+        p = p.reshape(-1, classes)
+    if from_logits:
+        losses = F.cross_entropy(p, labels, reduction=reduction)
+    else:
+        losses = F.nll_loss(torch.log(torch.clamp(p, EPSILON, 1.0 - EPSILON)), labels,
+                            reduction=reduction)
+    return losses if reduction != "none" or len(batch_shape) == 1 else \
+        losses.reshape(batch_shape)
+
+
+# The crossentropies TF's Keras backend computes from logits when y_pred is this op's output.
+_LOGITS_OF = {_scce: "Softmax", _cce: "Softmax", _bce: "Sigmoid"}
 
 
 def _pm_one(t):
@@ -224,6 +277,7 @@ def _loss_function(impl, name, paths, v2_paths=(), **defaults):
                 name, sorted(unknown)[0]))
         options = dict(defaults)
         options.update(kwargs)
+        y_pred, options = _activation_logits(y_pred, impl, options)
         return _function_op(impl, y_true, y_pred, options)
     loss.__name__ = loss.__qualname__ = name
     loss.__doc__ = "Keras' `%s(y_true, y_pred)`, reduced over the last axis." % name
@@ -235,7 +289,7 @@ def _loss_function(impl, name, paths, v2_paths=(), **defaults):
 
 @op(graph_name="KerasLossFunction")
 def _function_op(impl, y_true, y_pred, options):
-    t, p = _pred_true(y_true, y_pred)
+    t, p = _pred_true(y_true, y_pred, impl is _scce)
     return impl(t, p, **options)
 
 
@@ -334,16 +388,18 @@ class LossFunctionWrapper(Loss):
         impl = getattr(self.fn, "_tfcompat_impl", None)
         if impl is None:
             return super(LossFunctionWrapper, self).__call__(y_true, y_pred, sample_weight)
-        return _loss_op(impl, y_true, y_pred, sample_weight, self._get_reduction(),
-                        self._fn_kwargs)
+        y_pred, options = _activation_logits(y_pred, impl, self._fn_kwargs)
+        return _loss_op(impl, y_true, y_pred, sample_weight, self._get_reduction(), options)
 
     def _fused(self):
         """Whether `_call_in_fit` computes this loss as one op (a built-in function)."""
         return hasattr(self.fn, "_tfcompat_impl")
 
     def _call_in_fit(self, y_true, y_pred, sample_weight):
-        return _loss_op(self.fn._tfcompat_impl, y_true, y_pred, sample_weight,
-                        self._get_reduction(), self._fn_kwargs, True)
+        impl = self.fn._tfcompat_impl
+        y_pred, options = _activation_logits(y_pred, impl, self._fn_kwargs)
+        return _loss_op(impl, y_true, y_pred, sample_weight, self._get_reduction(), options,
+                        True)
 
     def call(self, y_true, y_pred):
         return self.fn(y_true, y_pred, **self._fn_kwargs)

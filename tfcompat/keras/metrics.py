@@ -28,9 +28,14 @@ def _snake_case(name):
 # ---------------------------------------------------------------- metric functions (torch)
 
 
-def _as_float_pair(y_true, y_pred, dtype=torch.float32):
+def _as_float_pair(y_true, y_pred, dtype=torch.float32, integer_labels=False):
+    """Keras' MeanMetricWrapper casts: both to the metric's dtype (`integer_labels`:
+    integer y_true keeps its dtype, which changes no comparison with a class index)."""
     t, p = to_torch(y_true), to_torch(y_pred)
-    return t.to(device=p.device, dtype=dtype), p.to(dtype)
+    label_dtype = t.dtype if integer_labels and not t.is_floating_point() else dtype
+    if t.dtype is not label_dtype or t.device != p.device:
+        t = t.to(device=p.device, dtype=label_dtype)
+    return t, p if p.dtype is dtype else p.to(dtype)
 
 
 def _accuracy(t, p):
@@ -69,6 +74,10 @@ def _top_k_categorical_accuracy(t, p, k=5):
 
 def _sparse_top_k_categorical_accuracy(t, p, k=5):
     return _in_top_k(p, _sparse_labels(t, p), k)
+
+
+# Metric functions of integer class labels: these compare them as integers.
+_INTEGER_LABELS = (_sparse_categorical_accuracy, _sparse_top_k_categorical_accuracy)
 
 
 def _cosine_proximity(t, p, axis=-1):
@@ -160,6 +169,9 @@ def _reduce_values(values, sample_weight, reduction):
     """(weighted sum of values, count to divide by) for Sum/Mean-style metrics."""
     if sample_weight is None:
         return values.sum(), values.numel()
+    if type(sample_weight) is float and values.numel() == 1:
+        weight = float(np.float32(sample_weight))      # fit's loss tracker: the batch size
+        return (values * weight).sum(), weight if reduction == "weighted_mean" else 1
     w, reduce_first = _weights_like(values, sample_weight)
     if reduce_first:
         axes = tuple(range(w.ndim, values.ndim))
@@ -174,7 +186,9 @@ def _reduce_update(total, count, values, sample_weight, reduction):
     """Add the (weighted) values to `total` and their weight to `count` in place."""
     total, count = variable_storage(total), variable_storage(count)
     with torch.no_grad():
-        v = to_torch(values).detach().to(device=total.device, dtype=total.dtype)
+        v = to_torch(values)
+        if v.dtype is not total.dtype or v.device != total.device:
+            v = v.to(device=total.device, dtype=total.dtype)
         value_sum, num = _reduce_values(v, sample_weight, reduction)
         total.add_(value_sum)
         if reduction != "sum":
@@ -189,13 +203,15 @@ def _mean_fn_update(total, count, impl, y_true, y_pred, sample_weight, options, 
     (`match_rank`: fit's rank-1 targets of rank-2 outputs get a last axis first)."""
     total, count = variable_storage(total), variable_storage(count)
     with torch.no_grad():
-        t, p = _as_float_pair(to_torch(y_true).detach(), to_torch(y_pred).detach(), dtype)
+        t, p = _as_float_pair(y_true, y_pred, dtype, impl in _INTEGER_LABELS)
         if match_rank and t.ndim == 1 and p.ndim == 2:
             t = t.unsqueeze(-1)
             if sample_weight is not None and to_torch(sample_weight).ndim == 1:
                 sample_weight = to_torch(sample_weight).unsqueeze(-1)
         p, t = _squeeze_pair(p, t)
-        values = impl(t, p, **options).to(dtype)
+        values = impl(t, p, **options)
+        if values.dtype is not dtype:
+            values = values.to(dtype)
         value_sum, num = _reduce_values(values, sample_weight, "weighted_mean")
         total.add_(value_sum)
         count.add_(num)
@@ -210,8 +226,7 @@ def _squeeze_pair(p, t):
 @op(graph_name="DivNoNan")
 def _div_no_nan(total, count, sqrt=False):
     total, count = to_torch(total), to_torch(count)
-    result = torch.where(count == 0, torch.zeros_like(total), total / torch.where(
-        count == 0, torch.ones_like(count), count))
+    result = torch.where(count == 0, 0.0, total / count)   # total / 0 is replaced by 0
     return torch.sqrt(result) if sqrt else result
 
 
@@ -382,8 +397,9 @@ class MeanMetricWrapper(Mean):
             y_pred = math_ops.cast(y_pred, self._dtype)
             return super(MeanMetricWrapper, self).update_state(
                 self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        y_pred, options = losses_mod._activation_logits(y_pred, impl, self._options())
         return _mean_fn_update(self.total, self.count, impl, y_true, y_pred, sample_weight,
-                               self._options(), self._dtype.torch_dtype)
+                               options, self._dtype.torch_dtype)
 
     def _options(self):
         options = dict(getattr(self._fn, "_tfcompat_defaults", {}))
@@ -396,9 +412,10 @@ class MeanMetricWrapper(Mean):
             hasattr(self._fn, "_tfcompat_impl")
 
     def _update_in_fit(self, y_true, y_pred, sample_weight):
-        return _mean_fn_update(self.total, self.count, self._fn._tfcompat_impl, y_true,
-                               y_pred, sample_weight, self._options(),
-                               self._dtype.torch_dtype, True)
+        impl = self._fn._tfcompat_impl
+        y_pred, options = losses_mod._activation_logits(y_pred, impl, self._options())
+        return _mean_fn_update(self.total, self.count, impl, y_true, y_pred, sample_weight,
+                               options, self._dtype.torch_dtype, True)
 
     def get_config(self):
         config = dict(self._fn_kwargs)

@@ -49,14 +49,16 @@ def _clip(grads, clipnorm, clipvalue, global_clipnorm):
     return grads
 
 
-def _apply_gradients_op(update, params, grads, slots, hypers, iterations, clipping):
+def _apply_gradients_op(update, params, grads, slots, hypers, iterations, clipping,
+                        host_scalars):
     """Clip, apply `update` to every variable and count the step, in one no-grad pass.
 
     In a graph it is one node; it has no outputs, so it is not run on fake tensors.
+    `host_scalars`: see `_apply_gradients_impl`.
     """
     if not _state.building_graph:
         return _apply_gradients_impl(update, params, grads, slots, hypers, iterations,
-                                     clipping)
+                                     clipping, host_scalars)
     from tfcompat.framework.graph import get_default_graph
     slot_names = list(slots)
     tensor_hypers = [k for k, v in hypers.items() if not isinstance(v, (int, float))]
@@ -72,25 +74,50 @@ def _apply_gradients_op(update, params, grads, slots, hypers, iterations, clippi
         rest = rest[len(slot_names) * n:]
         h = dict(static_hypers)
         h.update(zip(tensor_hypers, rest[:-1]))
-        _apply_gradients_impl(update, p, g, slot_values, h, rest[-1], clipping)
+        _apply_gradients_impl(update, p, g, slot_values, h, rest[-1], clipping, host_scalars)
     return get_default_graph().record_custom(run, "KerasApplyGradients", inputs, None)
 
 
-def _apply_gradients_impl(update, params, grads, slots, hypers, iterations, clipping):
+def _apply_gradients_impl(update, params, grads, slots, hypers, iterations, clipping,
+                          host_scalars):
+    """`host_scalars`: when the variables are on the CPU (and torch.compile is not tracing),
+    hyperparameters and the step are read as Python numbers when the update runs, so the
+    step's scalar arithmetic (beta ** t, bias corrections) costs no tensor ops."""
     params = [_torch_value(p) for p in params]
-    grads = [_torch_value(g).to(device=p.device, dtype=p.dtype) for g, p in zip(grads, params)]
+    grads = [_as_param(_torch_value(g), p) for g, p in zip(grads, params)]
     slots = {name: [_torch_value(s) for s in group] for name, group in slots.items()}
     hypers = {name: _torch_value(h) for name, h in hypers.items()}
     step = _torch_value(iterations)
+    step_value = step
+    if host_scalars and all(p.device.type == "cpu" for p in params) and \
+            not torch.compiler.is_compiling():
+        hypers = {name: _host_number(h) for name, h in hypers.items()}
+        step_value = step.item()
     with torch.no_grad():
         grads = _clip(grads, *clipping)
-        update(params, grads, slots, hypers, step)
+        update(params, grads, slots, hypers, step_value)
         step.add_(1)
     return None
 
 
+def _as_param(grad, param):
+    if grad.dtype is param.dtype and grad.device == param.device:
+        return grad
+    return grad.to(device=param.device, dtype=param.dtype)
+
+
+def _host_number(value):
+    """A CPU 0-d tensor's value as a Python number; anything else unchanged."""
+    if isinstance(value, torch.Tensor) and value.ndim == 0 and value.device.type == "cpu":
+        return value.item()
+    return value
+
+
 def _local_step(step, like):
-    """iterations + 1 as a float tensor (the step being taken)."""
+    """iterations + 1 as a float (the step being taken): a tensor of `like`'s dtype, or a
+    Python number rounded to float32 when `step` is one."""
+    if not isinstance(step, torch.Tensor):
+        return float(np.float32(step + 1))
     return (step + 1).to(like.dtype if isinstance(like, torch.Tensor) else torch.float32)
 
 
@@ -103,6 +130,8 @@ class OptimizerV2(object):
     """
 
     _ALLOWED_KWARGS = {"clipnorm", "clipvalue", "lr", "decay", "global_clipnorm"}
+    # whether `_update` takes CPU hyperparameters and the step as Python numbers
+    _host_scalars = True
 
     def __init__(self, name, gradient_aggregator=None, gradient_transformers=None, **kwargs):
         for k in kwargs:
@@ -320,7 +349,7 @@ class OptimizerV2(object):
                  for name in self._slot_names()}
         result = _apply_gradients_op(self._update, var_list, grads, slots, self._extra_state(
             self._hyper_inputs()), self._iterations,
-            (self.clipnorm, self.clipvalue, self.global_clipnorm))
+            (self.clipnorm, self.clipvalue, self.global_clipnorm), self._host_scalars)
         return result if _state.building_graph else self._iterations
 
     def _extra_state(self, hypers):
@@ -451,6 +480,8 @@ class Nadam(_AdamLike):
             self._m_cache = Variable(np.float32(1.0), trainable=False, dtype=dtypes.float32,
                                      name=name + "/momentum_cache")
         self._weights.append(self._m_cache)
+
+    _host_scalars = False       # the momentum cache is state, updated in place
 
     def _extra_state(self, hypers):
         hypers["m_cache"] = self._m_cache

@@ -53,6 +53,28 @@ def _hyper(value, params):
     return value
 
 
+def _factor(value, tensors):
+    """A scalar operand of a foreach op over `tensors`. On the CPU a Python number becomes a
+    0-d tensor of their dtype: torch wraps and casts a Python scalar once per tensor of the
+    list, which costs more than making the tensor once (float32/float64 only, where the
+    kernel computes in that dtype either way, so the result is the same)."""
+    if isinstance(value, torch.Tensor) or not tensors:
+        return value
+    like = tensors[0]
+    if like.device.type != "cpu" or like.dtype not in (torch.float32, torch.float64):
+        return value
+    return torch.scalar_tensor(value, dtype=like.dtype)
+
+
+def _add_constant_(xs, value):
+    """xs += value (a number or a 0-d tensor)."""
+    value = _factor(value, xs)
+    if isinstance(value, torch.Tensor):
+        torch._foreach_add_(xs, value, alpha=1)   # the 0-d tensor overload (alpha selects it)
+    else:
+        torch._foreach_add_(xs, value)
+
+
 def _sqrt(value):
     return torch.sqrt(value) if isinstance(value, torch.Tensor) else math.sqrt(value)
 
@@ -69,7 +91,15 @@ def _lerp_(ys, xs, weight):
     """ys += (xs - ys) * weight: TF's form of a moving average, in TF's order of float
     operations (torch's lerp rounds differently, which shows after many steps)."""
     delta = torch._foreach_sub(xs, ys)
-    torch._foreach_mul_(delta, weight)
+    torch._foreach_mul_(delta, _factor(weight, ys))
+    torch._foreach_add_(ys, delta)
+
+
+def _lerp_squares_(ys, xs, weight):
+    """`_lerp_(ys, xs * xs, weight)` (second moments) with one temporary instead of two."""
+    delta = torch._foreach_mul(xs, xs)
+    torch._foreach_sub_(delta, ys)
+    torch._foreach_mul_(delta, _factor(weight, ys))
     torch._foreach_add_(ys, delta)
 
 
@@ -137,17 +167,17 @@ def adam(params, grads, m, v, lr, beta1, beta2, epsilon, beta1_power, beta2_powe
         _hyper(x, params) for x in (lr, beta1, beta2, epsilon, beta1_power, beta2_power))
     alpha = lr * _sqrt(1 - beta2_power) / (1 - beta1_power)
     _lerp_(m, grads, 1 - beta1)
-    _lerp_(v, _squares(grads), 1 - beta2)
+    _lerp_squares_(v, grads, 1 - beta2)
     if vhat is not None:
         torch._foreach_maximum_(vhat, v)
     denom = torch._foreach_sqrt(v if vhat is None else vhat)
-    torch._foreach_add_(denom, epsilon)
+    _add_constant_(denom, epsilon)
     if use_nesterov:
-        step = torch._foreach_mul(grads, 1 - beta1)
+        step = torch._foreach_mul(grads, _factor(1 - beta1, grads))
         _add_scaled_(step, beta1, m)
-        torch._foreach_mul_(step, alpha)
+        torch._foreach_mul_(step, _factor(alpha, step))
     else:
-        step = torch._foreach_mul(m, alpha)
+        step = torch._foreach_mul(m, _factor(alpha, m))
     torch._foreach_div_(step, denom)
     torch._foreach_sub_(params, step)
 
@@ -198,7 +228,7 @@ def adadelta(params, grads, accum, accum_update, lr, rho, epsilon):
     update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad
     var -= lr * update; accum_update = rho * accum_update + (1 - rho) * update**2"""
     lr, rho, epsilon = (_hyper(x, params) for x in (lr, rho, epsilon))
-    _lerp_(accum, _squares(grads), 1 - rho)
+    _lerp_squares_(accum, grads, 1 - rho)
     update = torch._foreach_add(accum_update, epsilon)
     torch._foreach_sqrt_(update)
     denom = torch._foreach_add(accum, epsilon)
@@ -206,7 +236,7 @@ def adadelta(params, grads, accum, accum_update, lr, rho, epsilon):
     torch._foreach_div_(update, denom)
     torch._foreach_mul_(update, grads)
     _add_scaled_(params, -lr, update)
-    _lerp_(accum_update, _squares(update), 1 - rho)
+    _lerp_squares_(accum_update, update, 1 - rho)
 
 
 @torch.no_grad()
@@ -216,7 +246,7 @@ def rmsprop(params, grads, ms, mom, lr, rho, momentum, epsilon, mg=None):
     otherwise denom = ms + epsilon
     mom = momentum * mom + lr * grad / sqrt(denom); var -= mom"""
     lr, rho, momentum, epsilon = (_hyper(x, params) for x in (lr, rho, momentum, epsilon))
-    _lerp_(ms, _squares(grads), 1 - rho)
+    _lerp_squares_(ms, grads, 1 - rho)
     if mg is not None:
         _lerp_(mg, grads, 1 - rho)
         denom = torch._foreach_sub(ms, _squares(mg))
@@ -235,7 +265,7 @@ def rmsprop_no_momentum(params, grads, ms, lr, rho, epsilon, mg=None):
     denom = ms (centered: ms - mg**2 after mg += (grad - mg) * (1 - rho));
     var -= lr * grad / (sqrt(denom) + epsilon)"""
     lr, rho, epsilon = (_hyper(x, params) for x in (lr, rho, epsilon))
-    _lerp_(ms, _squares(grads), 1 - rho)
+    _lerp_squares_(ms, grads, 1 - rho)
     if mg is not None:
         _lerp_(mg, grads, 1 - rho)
         denom = torch._foreach_sub(ms, _squares(mg))

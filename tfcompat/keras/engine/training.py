@@ -98,13 +98,18 @@ class _ArrayData(object):
         self.steps = steps if steps is not None else self.batches
         self._position = None
 
-    def _take(self, structure, index):
+    @staticmethod
+    def _take(structure, index):
+        """Rows `index` (a slice, or a tensor of row numbers on the data's device)."""
         if structure is None:
             return None
-        if isinstance(index, slice):
-            return map_structure(lambda t: EagerTensor(t._t[index]), structure)
-        return map_structure(lambda t: EagerTensor(t._t.index_select(0, index.to(
-            t._t.device))), structure)
+        if type(structure) is EagerTensor:
+            t = structure._t
+            if type(index) is slice:
+                return EagerTensor(t[index])
+            return EagerTensor(t.index_select(0, index if index.device == t.device
+                                              else index.to(t.device)))
+        return map_structure(lambda t: _ArrayData._take(t, index), structure)
 
     def _order(self):
         if self.shuffle is True:
@@ -115,7 +120,7 @@ class _ArrayData(object):
                                for s in starts.tolist()])
         else:
             return None
-        return order
+        return order.to(flatten(self.x)[0]._t.device)
 
     def _all_batches(self):
         order = self._order()
@@ -592,28 +597,30 @@ class Model(Network):
         x, _, _ = unpack_x_y_sample_weight(data)
         return _call(self, x, False)
 
-    def _step_function(self, kind):
+    def _step_function(self, kind, logs=False):
         """The step callable: a tf.function trace of the step unless running eagerly.
 
-        The built-in train/test steps only update the metrics; `_logs()` reads them when
-        logs are needed. An overridden `train_step`/`test_step` is called as it is.
+        The built-in train/test steps only update the metrics, and `_logs()` reads them at
+        the end; with `logs` (callbacks want every batch's logs) the step also returns the
+        metrics' results, computed in the traced step as Keras 2's train_function does. An
+        overridden `train_step`/`test_step` is called as it is.
         """
         functions = self._step_functions if self._step_functions is not None else {}
         self._step_functions = functions
-        fn = functions.get(kind)
+        fn = functions.get((kind, logs))
         if fn is None:
             cls = type(self)
-            step = {"train": self._train_update if cls.train_step is Model.train_step
-                    else self.train_step,
-                    "test": self._test_update if cls.test_step is Model.test_step
-                    else self.test_step,
+            step = {"train": self._train_update if cls.train_step is Model.train_step and
+                    not logs else self.train_step,
+                    "test": self._test_update if cls.test_step is Model.test_step and
+                    not logs else self.test_step,
                     "predict": self.predict_step}[kind]
             if self._run_eagerly:
                 fn = step
             else:
                 from tfcompat.function import Function
                 fn = Function(step, name=kind + "_function", autograph=False)
-            functions[kind] = fn
+            functions[kind, logs] = fn
         return fn
 
     def _prepare(self, x, y, kind):
@@ -658,8 +665,8 @@ class Model(Network):
         callback_list = callbacks_module.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self,
             verbose=verbose, epochs=epochs, steps=data.steps)
-        train = self._step_function("train")
         batch_hooks = callback_list.needs_batch_hooks("train")
+        train = self._step_function("train", batch_hooks)
         self.stop_training = False
         self._in_fit = True
         try:
@@ -733,8 +740,8 @@ class Model(Network):
         callback_list = callbacks_module.CallbackList(
             callbacks, add_progbar=verbose != 0 and not self._in_fit, model=self,
             verbose=verbose, epochs=1, steps=data.steps)
-        test = self._step_function("test")
         batch_hooks = callback_list.needs_batch_hooks("test")
+        test = self._step_function("test", batch_hooks)
         self.reset_metrics()
         callback_list.on_test_begin()
         steps_run, result = 0, None
@@ -797,7 +804,7 @@ class Model(Network):
         else:
             self._prepare(bx, by, "train")
             logs = callbacks_module.logs_to_python(self._step_logs(self._step_function(
-                "train")((bx, by, bw) if bw is not None else (bx, by))))
+                "train", True)((bx, by, bw) if bw is not None else (bx, by))))
         if reset_metrics:
             self.reset_metrics()
         return self._batch_result(logs, return_dict)
@@ -814,7 +821,7 @@ class Model(Network):
             batch = (data.x, data.y) if data.sample_weight is None else \
                 (data.x, data.y, data.sample_weight)
             logs = callbacks_module.logs_to_python(self._step_logs(
-                self._step_function("test")(batch)))
+                self._step_function("test", True)(batch)))
         if reset_metrics:
             self.reset_metrics()
         return self._batch_result(logs, return_dict)
