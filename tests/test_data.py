@@ -245,3 +245,207 @@ def test_graph_dataset_reduce_and_sparse():
         total = Dataset.range(4).reduce(tf.constant(0, tf.int64), lambda s, x: s + x)
         with tf.Session() as sess:
             assert sess.run(total) == 6
+
+
+# ---------------------------------------------------------------- traced and vectorized map
+
+
+def _leaves(element):
+    if isinstance(element, dict):
+        return [element[k] for k in sorted(element)]
+    return list(element) if isinstance(element, tuple) else [element]
+
+
+def test_map_function_is_traced_once_as_in_tf():
+    calls = []
+
+    def double(x):
+        calls.append(1)
+        return x * 2
+    ds = Dataset.range(5).map(double)
+    assert calls == [1]     # when the dataset is built
+    assert values(ds) == [0, 2, 4, 6, 8] and values(ds.batch(2)) == [[0, 2], [4, 6], [8]]
+    assert values(ds) == [0, 2, 4, 6, 8] and calls == [1]
+
+
+def test_py_function_and_random_ops_run_per_element():
+    seen = []
+
+    def note(x):
+        seen.append(int(x))
+        return x
+    ds = Dataset.range(4).map(lambda x: tf.py_function(note, [x], tf.int64))
+    assert values(ds.batch(2)) == [[0, 1], [2, 3]] and seen == [0, 1, 2, 3]
+    assert not ds._function().vectorizable
+    draws = Dataset.range(32).map(lambda x: tf.random.uniform([]))
+    assert len(set(values(draws.batch(32))[0])) == 32
+
+
+def test_untraceable_map_functions_run_eagerly():
+    ds = Dataset.range(3).map(lambda x: x + int(x.numpy()))
+    assert ds._function() is None
+    assert values(ds) == [0, 2, 4] and values(ds.batch(2)) == [[0, 2], [4]]
+
+
+_CAPTURED = tf.constant([0.5, 2.0])
+_STRINGS = np.array([b"ab", b"cd", b"ef", b"gh", b"ij", b"kl"], dtype=object)
+_VECTORIZED = [
+    (np.arange(12, dtype=np.int64).reshape(6, 2), lambda x: tf.cast(x, tf.float32) / 4.0 - 1),
+    ((np.arange(6.0), np.arange(18.0).reshape(6, 3)),
+     lambda a, b: (a * b, b - a, tf.maximum(a, b), -a)),     # element ranks 0 and 1
+    (np.arange(6, dtype=np.float32), lambda x: x + tf.constant([[1.0], [2.0]])),
+    (np.arange(24).reshape(6, 4), lambda x: (tf.reshape(x, [2, 2]), tf.reshape(x, [-1, 1]),
+                                            tf.expand_dims(x, 0), tf.expand_dims(x, -1))),
+    (np.arange(6) % 3, lambda x: tf.one_hot(x, 3)),
+    (np.arange(6), lambda x: {"x": x, "c": tf.constant([1, 2]), "s": tf.constant("s")}),
+    (_STRINGS, lambda s: tf.cast(tf.io.decode_raw(s, tf.uint8), tf.int32) * 2),
+    (np.arange(6), lambda x: tf.cast(x, tf.float32) * _CAPTURED),     # a captured tensor
+]
+
+
+@pytest.mark.parametrize("elements, fn", _VECTORIZED)
+def test_vectorized_map_then_batch_equals_per_element(elements, fn):
+    ds = Dataset.from_tensor_slices(elements).map(fn)
+    assert ds._function().vectorizable
+    per_element = [[np.asarray(leaf) for leaf in _leaves(e)] for e in ds]
+    for size in (4, 6):
+        for index, batch in enumerate(ds.batch(size)):
+            rows = per_element[index * size:(index + 1) * size]
+            for position, leaf in enumerate(_leaves(batch)):
+                want = np.stack([row[position] for row in rows])
+                assert leaf.numpy().shape == want.shape and leaf.dtype == \
+                    _leaves(ds.element_spec)[position].dtype
+                np.testing.assert_array_equal(leaf.numpy(), want)
+
+
+def test_vectorized_map_reports_per_element_errors():
+    uneven = Dataset.from_tensor_slices(np.array([b"ab", b"cd", b"e", b"fg"], dtype=object))
+    raw = uneven.map(lambda s: tf.io.decode_raw(s, tf.uint8))
+    assert raw._function().vectorizable
+    it = iter(raw.batch(2))
+    assert next(it).numpy().tolist() == [[97, 98], [99, 100]]
+    with pytest.raises(errors.InvalidArgumentError, match="Cannot batch tensors with different"):
+        next(it)
+    odd = uneven.map(lambda s: tf.io.decode_raw(s, tf.int16))
+    it = iter(odd.batch(2))
+    assert next(it).numpy().tolist() == [[25185], [25699]]
+    with pytest.raises(errors.InvalidArgumentError, match="not a multiple of 2"):
+        next(it)
+    ragged = Dataset.from_generator(lambda: iter([[1], [1, 2], [1, 2, 3]]), tf.int64, [None])
+    assert values(ragged.map(lambda x: tf.constant(7)).batch(3)) == [[7, 7, 7]]
+
+
+def test_vectorized_map_in_parallel_with_drop_remainder():
+    ds = Dataset.range(10).map(lambda x: x * 3, num_parallel_calls=4).batch(3, True)
+    assert values(ds) == [[0, 3, 6], [9, 12, 15], [18, 21, 24]]
+    assert ds.output_shapes.as_list() == [3]
+    mb = Dataset.range(7).apply(tf.data.experimental.map_and_batch(lambda x: x + 1, 3))
+    assert values(mb) == [[1, 2, 3], [4, 5, 6], [7]]
+
+
+def _records(tmp_path, n):
+    path = str(tmp_path / "images.tfrecord")
+    with tf.io.TFRecordWriter(path) as writer:
+        for i in range(n):
+            writer.write(tf.train.Example(features=tf.train.Features(feature={
+                "image": tf.train.Feature(bytes_list=tf.train.BytesList(
+                    value=[bytes(range(i, i + 12))])),
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i * 7]))}))
+                .SerializeToString())
+    return path
+
+
+_IMAGE = {"image": tf.io.FixedLenFeature([], tf.string),
+          "label": tf.io.FixedLenFeature([], tf.int64)}
+
+
+def _parse(record):
+    parsed = tf.io.parse_single_example(record, _IMAGE)
+    image = tf.reshape(tf.io.decode_raw(parsed["image"], tf.uint8), [3, 4, 1])
+    return tf.cast(image, tf.float32) / 2.0, parsed["label"]
+
+
+def test_tfrecord_parse_pipeline_is_vectorized_with_tf_static_shapes(tmp_path):
+    path = _records(tmp_path, 30)
+    ds = tf.data.TFRecordDataset(path).map(_parse, num_parallel_calls=2)
+    assert [s.shape.as_list() for s in ds.element_spec] == [[3, 4, 1], []]
+    raw = tf.data.TFRecordDataset(path).map(lambda r: tf.io.decode_raw(r, tf.uint8))
+    assert raw.element_spec.shape.as_list() == [None]
+    batches = list(ds.batch(8).prefetch(2))
+    assert ds._function().vectorizable
+    assert [int(b[1].shape[0]) for b in batches] == [8, 8, 8, 6]
+    images = np.concatenate([b[0].numpy() for b in batches])
+    labels = np.concatenate([b[1].numpy() for b in batches])
+    want = np.array([np.arange(i, i + 12).reshape(3, 4, 1) / 2.0 for i in range(30)])
+    np.testing.assert_array_equal(images, want)
+    assert labels.tolist() == [i * 7 for i in range(30)]
+
+
+def test_graph_iterator_over_a_vectorized_pipeline(tmp_path):
+    path = _records(tmp_path, 10)
+    graph = Graph()
+    with graph.as_default():
+        ds = tf.data.TFRecordDataset(path).map(_parse).batch(4)
+        images, labels = ds.make_one_shot_iterator().get_next()
+        assert images.shape.as_list() == [None, 3, 4, 1]
+        with tf.Session() as sess:
+            got = [sess.run(labels).tolist() for _ in range(3)]
+    assert got == [[0, 7, 14, 21], [28, 35, 42, 49], [56, 63]]
+
+
+def test_pure_map_computed_ahead_keeps_per_element_order_and_errors(tmp_path):
+    path = _records(tmp_path, 40)
+    from tfcompat.io.tf_record import read_records
+    start = sum(16 + len(r) for r in list(read_records(path))[:35])
+    data = bytearray(open(path, "rb").read())
+    data[start + 20] ^= 1      # inside record 35
+    open(path, "wb").write(bytes(data))
+    ds = tf.data.TFRecordDataset(path).map(_parse)
+    assert ds._function().vectorizable
+    labels = []
+    with pytest.raises(errors.DataLossError, match="corrupted record"):
+        for _, label in ds:
+            labels.append(int(label))
+    assert labels == [i * 7 for i in range(35)]
+    shuffled = sorted(int(label) for _, label in tf.data.TFRecordDataset(path).take(30)
+                      .map(_parse, num_parallel_calls=3).shuffle(8, seed=1))
+    assert shuffled == [i * 7 for i in range(30)]
+
+
+def test_map_traced_on_a_sample_where_placeholders_fail(tmp_path):
+    path = _records(tmp_path, 10)
+
+    def images(records):    # reshape of a data-dependent size: needs real sizes
+        parsed = tf.io.parse_example(records, _IMAGE)
+        return tf.reshape(tf.io.decode_raw(parsed["image"], tf.uint8), [-1, 3, 4])
+    ds = tf.data.TFRecordDataset(path).batch(4).map(images)
+    assert ds._traced_on_sample and ds._function() is not None    # file input: when built
+    assert ds.element_spec.shape.is_compatible_with([None, 3, 4])
+    assert [b.shape.as_list() for b in ds] == [[4, 3, 4], [4, 3, 4], [2, 3, 4]]
+    records = [r.numpy() for r in tf.data.TFRecordDataset(path)]
+    generated = tf.data.Dataset.from_generator(lambda: iter([records[:5], records[5:]]),
+                                               tf.string, [None]).map(images)
+    assert generated._function() is None                # not traced yet: not on a sample
+    got = [b.numpy() for b in generated]                # traced on the first element
+    assert generated._function() is not None and [b.shape for b in got] == [(5, 3, 4)] * 2
+    assert got[1][0, 0].tolist() == [5, 6, 7, 8]
+
+
+def test_map_over_batches_of_records_is_vectorized_too(tmp_path):
+    path = _records(tmp_path, 30)
+
+    def parse_batch(records):
+        parsed = tf.io.parse_example(records, _IMAGE)
+        images = tf.reshape(tf.io.decode_raw(parsed["image"], tf.uint8), [-1, 3, 4, 1])
+        return tf.cast(images, tf.float32) / 2.0, parsed["label"]
+    ds = tf.data.TFRecordDataset(path).batch(4).map(parse_batch)
+    assert ds._function().vectorizable
+    want = [(images.numpy(), labels.numpy())
+            for images, labels in tf.data.TFRecordDataset(path).map(_parse).batch(4)]
+    got = [(images.numpy(), labels.numpy()) for images, labels in ds]
+    assert len(got) == len(want) == 8 and got[-1][1].tolist() == [196, 203]
+    for (gi, gl), (wi, wl) in zip(got, want):
+        np.testing.assert_array_equal(gi, wi)
+        np.testing.assert_array_equal(gl, wl)
+    pairs = [b[1].numpy().tolist() for b in ds.batch(3, drop_remainder=True)]
+    assert pairs[0] == [[0, 7, 14, 21], [28, 35, 42, 49], [56, 63, 70, 77]]

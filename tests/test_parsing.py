@@ -131,3 +131,130 @@ def test_fuzz_example_parser_raises_only_tf_errors(data):
         tf.parse_single_example(data, FEATURES)
     except errors.OpError:
         pass
+
+
+# ---------------------------------------------------------------- batches of one layout
+
+import numpy as np  # noqa: E402
+
+from tfcompat.io import parsing_ops  # noqa: E402
+from tfcompat.io import example_fast_parsing  # noqa: E402
+from tfcompat.io.example_fast_parsing import parse_dense  # noqa: E402
+
+# values of a varint length class k (k bytes on the wire); 10 bytes: negative numbers
+_VARINT_RANGES = [(0, 127)] + [(1 << (7 * k), (1 << (7 * (k + 1))) - 1) for k in range(1, 9)] \
+    + [(-(1 << 63), -1)]
+
+
+@st.composite
+def _layout_batches(draw):
+    """Records of one schema whose values keep their byte lengths, and the features."""
+    keys = draw(st.lists(st.sampled_from(["a", "b", "img", "label", "w"]), min_size=1,
+                         max_size=4, unique=True))
+    schema = []
+    for key in keys:
+        kind = draw(st.sampled_from(["bytes", "float", "int64"]))
+        count = draw(st.integers(0, 3))
+        classes = [draw(st.integers(0, 4) if kind == "bytes" else st.integers(0, 9))
+                   for _ in range(count)]
+        schema.append((key, kind, classes))
+    records = []
+    for _ in range(draw(st.integers(8, 12))):
+        features = {}
+        for key, kind, classes in schema:
+            if kind == "bytes":
+                values = [draw(st.binary(min_size=c, max_size=c)) for c in classes]
+                features[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
+            elif kind == "float":
+                values = [draw(st.floats(width=32, allow_nan=False)) for _ in classes]
+                features[key] = tf.train.Feature(float_list=tf.train.FloatList(value=values))
+            else:
+                values = [draw(st.integers(*_VARINT_RANGES[c])) for c in classes]
+                features[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+        records.append(tf.train.Example(features=tf.train.Features(feature=features))
+                       .SerializeToString())
+    dtypes_ = {"bytes": tf.string, "float": tf.float32, "int64": tf.int64}
+    specs = {key: tf.io.FixedLenFeature([len(classes)], dtypes_[kind])
+             for key, kind, classes in schema}
+    return records, specs
+
+
+def _one_by_one(records, features):
+    outs = [tf.io.parse_single_example(r, features) for r in records]
+    return {k: np.stack([o[k].numpy() for o in outs]) for k in features}
+
+
+@settings(max_examples=60, deadline=None)
+@given(_layout_batches())
+def test_fuzz_layout_parsing_equals_protobuf_parsing(batch):
+    records, features = batch
+    assert len(set(map(len, records))) == 1
+    example_fast_parsing._layouts.clear()    # no length left to skip by earlier cases
+    assert parse_dense(records, parsing_ops._specs(features)) is not None   # the fast path
+    got = tf.io.parse_example(records, features)
+    want = _one_by_one(records, features)
+    for key in features:
+        np.testing.assert_array_equal(got[key].numpy(), want[key])
+        assert got[key].dtype == features[key].dtype
+
+
+def _int_example(**features):
+    return tf.train.Example(features=tf.train.Features(feature={
+        k: tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+        for k, v in features.items()})).SerializeToString()
+
+
+@pytest.mark.parametrize("records, count", [
+    # same lengths, the varints' extents differ: [1, 200] vs [200, 1]
+    ([_int_example(v=[1, 200])] * 5 + [_int_example(v=[200, 1])] * 5, 2),
+    # same lengths, another key (the default fills in)
+    ([_int_example(v=[1, 2])] * 5 + [_int_example(w=[1, 2])] * 5, 2),
+    # labels crossing 127: two lengths, parsed per group and put back in order
+    ([_int_example(v=[i * 40, 7]) for i in range(12)], 2),
+    # more lengths than groups are worth it
+    ([_int_example(v=[1 << (7 * i)]) for i in range(9)] * 2, 1),
+])
+def test_layout_parsing_falls_back_or_regroups(records, count):
+    features = {"v": tf.io.FixedLenFeature([count], tf.int64, default_value=[9] * count)}
+    got = tf.io.parse_example(records, features)["v"].numpy()
+    assert got.tolist() == _one_by_one(records, features)["v"].tolist()
+
+
+def test_layout_parsing_defaults_and_errors_match_protobuf():
+    records = [example(x=[float(i), 2.0], tags=[b"t"]) for i in range(10)]
+    out = tf.io.parse_example(records, {"x": tf.FixedLenFeature([2], tf.float32),
+                                        "label": tf.FixedLenFeature([], tf.int64, -1),
+                                        "name": tf.FixedLenFeature([1], tf.string, b"?")})
+    assert out["x"].numpy()[:, 0].tolist() == list(range(10))
+    assert out["label"].numpy().tolist() == [-1] * 10
+    assert out["name"].numpy().tolist() == [[b"?"]] * 10
+    with pytest.raises(errors.InvalidArgumentError, match="Feature: label .* is required"):
+        tf.io.parse_example(records, {"label": tf.FixedLenFeature([], tf.int64)})
+    with pytest.raises(errors.InvalidArgumentError, match="Data types don't match"):
+        tf.io.parse_example(records, {"x": tf.FixedLenFeature([2], tf.int64)})
+    with pytest.raises(errors.InvalidArgumentError, match="Number of float values"):
+        tf.io.parse_example(records, {"x": tf.FixedLenFeature([3], tf.float32)})
+    with pytest.raises(errors.InvalidArgumentError, match="Could not parse example input"):
+        tf.io.parse_example(records[:9] + [b"\xff" * len(records[0])],
+                            {"x": tf.FixedLenFeature([2], tf.float32)})
+
+
+def test_layout_walker_leaves_unusual_wire_formats_to_protobuf():
+    base = example(x=[1.0, 2.0])
+    twice = base + base      # the features field twice: protobuf merges the maps
+    unknown = base + b"\x10\x01"   # an unknown field of Example
+    for record in (twice, unknown):
+        out = tf.io.parse_example([record] * 10, {"x": tf.FixedLenFeature([2], tf.float32)})
+        assert out["x"].numpy().tolist() == [[1.0, 2.0]] * 10
+        assert parse_dense([record] * 10, parsing_ops._specs(
+            {"x": tf.FixedLenFeature([2], tf.float32)})) is None
+
+
+def test_lengths_without_a_common_layout_are_skipped_for_a_while():
+    mixed = [_int_example(v=[1, 200])] * 5 + [_int_example(v=[200, 1])] * 5
+    specs = parsing_ops._specs({"v": tf.io.FixedLenFeature([2], tf.int64)})
+    example_fast_parsing._layouts.clear()
+    assert parse_dense(mixed, specs) is None
+    same = [_int_example(v=[1, 200])] * 10
+    skipped = [parse_dense(same, specs) is None for _ in range(example_fast_parsing._SKIPS + 1)]
+    assert skipped == [True] * example_fast_parsing._SKIPS + [False]

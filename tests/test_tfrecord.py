@@ -116,10 +116,13 @@ def test_text_and_fixed_length_datasets(tmp_path):
     text = tmp_path / "a.txt"
     text.write_bytes(b"one\r\ntwo\nthree")
     assert [x.numpy() for x in tf.data.TextLineDataset(str(text))] == [b"one", b"two", b"three"]
+    assert [x.numpy().tolist() for x in tf.data.TextLineDataset([str(text)] * 2).batch(4)] == \
+        [[b"one", b"two", b"three", b"one"], [b"two", b"three"]]
     binary = tmp_path / "b.bin"
     binary.write_bytes(b"HH" + b"abcdef" + b"F")
     ds = tf.data.FixedLengthRecordDataset(str(binary), 3, header_bytes=2, footer_bytes=1)
     assert [x.numpy() for x in ds] == [b"abc", b"def"]
+    assert [x.numpy().tolist() for x in ds.batch(3)] == [[b"abc", b"def"]]
     with pytest.raises(errors.InvalidArgumentError):
         list(tf.data.FixedLengthRecordDataset(str(binary), 4))
 
@@ -129,3 +132,111 @@ def test_crc32c_known_values():
     assert crc32c.crc32c(b"123456789") == 0xE3069283
     assert crc32c.masked_crc(b"") == ((((0 >> 15) | (0 << 17)) + 0xA282EAD8) & 0xFFFFFFFF)
     assert np.uint32(crc32c.masked_crc(b"a"))
+
+
+def _framed(records):
+    from tfcompat.io.tf_record import encode_record
+    return b"".join(encode_record(r) for r in records)
+
+
+@pytest.mark.parametrize("records", [
+    [b"%04d" % i for i in range(50)],                               # one run of equal lengths
+    [b"x" * (i % 3) for i in range(40)],                            # lengths keep changing
+    [b"a" * 20] * 12 + [b"bb"] + [b"c" * 20] * 30 + [b""] * 9,       # runs, breaks, empties
+    [b"big" * 500_000, b"small", b"big" * 500_000],                 # records over a block
+])
+def test_block_reader_matches_the_framing(tmp_path, records):
+    path = str(tmp_path / "r.tfrecord")
+    _write(path, records)
+    assert list(read_records(path)) == records
+    assert list(tf.python_io.tf_record_iterator(path)) == records
+    gz = str(tmp_path / "r.tfrecord.gz")
+    _write_gz = tf.io.TFRecordWriter(gz, tf.io.TFRecordOptions("GZIP"))
+    with _write_gz as w:
+        for r in records:
+            w.write(r)
+    assert list(read_records(gz, "GZIP")) == records
+
+
+@pytest.mark.parametrize("damage, match", [
+    (lambda data: data.__setitem__(30 * 20 + 12 + 3, data[30 * 20 + 12 + 3] ^ 1),
+     "corrupted record at 600 .*data's CRC"),         # data byte of record 30 in a run
+    (lambda data: data.__setitem__(31 * 20 + 2, data[31 * 20 + 2] ^ 4),
+     "corrupted record at 620 .*length's CRC"),       # length of record 31 in a run
+    (lambda data: data.__setitem__(31 * 20 + 9, data[31 * 20 + 9] ^ 4),
+     "corrupted record at 620 .*length's CRC"),       # the length's CRC itself
+])
+def test_damage_inside_a_run_of_equal_records(tmp_path, damage, match):
+    path = str(tmp_path / "r.tfrecord")
+    records = [b"%04d" % i for i in range(50)]      # 20 bytes framed each
+    data = bytearray(_framed(records))
+    damage(data)
+    open(path, "wb").write(bytes(data))
+    got = []
+    with pytest.raises(errors.DataLossError, match=match):
+        for record in read_records(path):
+            got.append(record)
+    assert got == records[:len(got)] and len(got) in (30, 31)
+
+
+def test_dataset_chunks_span_files_and_batches(tmp_path):
+    paths = []
+    for f in range(3):
+        path = str(tmp_path / ("f%d.tfrecord" % f))
+        _write(path, [b"%d-%02d" % (f, i) for i in range(7)])
+        paths.append(path)
+    want = [b"%d-%02d" % (f, i) for f in range(3) for i in range(7)]
+    batches = [b.numpy().tolist() for b in tf.data.TFRecordDataset(paths).batch(4)]
+    assert batches == [want[i:i + 4] for i in range(0, 21, 4)]
+    dropped = [b.numpy().tolist() for b in tf.data.TFRecordDataset(paths).batch(4, True)]
+    assert dropped == [want[i:i + 4] for i in range(0, 20, 4)]
+    data = bytearray(open(paths[1], "rb").read())
+    data[-1] ^= 1
+    open(paths[1], "wb").write(bytes(data))
+    it = iter(tf.data.TFRecordDataset(paths).batch(4))
+    assert [next(it).numpy().tolist() for _ in range(3)] == [want[:4], want[4:8], want[8:12]]
+    with pytest.raises(errors.DataLossError, match="f1.tfrecord"):
+        next(it)    # the batch holding the damaged last record of the second file
+
+
+def _reference_read(data):
+    """TF's framing read one record at a time: (records, offset of the damage or None)."""
+    import struct
+    from tfcompat.io.crc32c import masked_crc
+    records, pos = [], 0
+    while pos < len(data):
+        if len(data) - pos < 12:
+            return records, pos
+        length, length_crc = struct.unpack_from("<QI", data, pos)
+        if masked_crc(data[pos:pos + 8]) != length_crc or pos + 16 + length > len(data):
+            return records, pos
+        record = data[pos + 12:pos + 12 + length]
+        if masked_crc(record) != struct.unpack_from("<I", data, pos + 12 + length)[0]:
+            return records, pos
+        records.append(record)
+        pos += 16 + length
+    return records, None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from([b"", b"ab", b"cdef", b"0123456789"]), max_size=60),
+       st.integers(min_value=0), st.integers(min_value=0, max_value=7))
+def test_fuzz_block_reader_agrees_with_one_by_one_reading(records, where, bit):
+    import tempfile
+    data = bytearray(_framed(records))
+    if data:
+        data[where % len(data)] ^= 1 << bit
+    want, damaged_at = _reference_read(bytes(data))
+    with tempfile.NamedTemporaryFile(suffix=".tfrecord", delete=False) as f:
+        f.write(bytes(data))
+    got = []
+    try:
+        if damaged_at is None:
+            assert list(read_records(f.name)) == want
+        else:
+            with pytest.raises(errors.DataLossError, match="at %d in" % damaged_at):
+                for record in read_records(f.name):
+                    got.append(record)
+            assert got == want
+    finally:
+        os.remove(f.name)

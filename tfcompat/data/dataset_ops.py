@@ -9,17 +9,25 @@ one and refill its slot; a new order per epoch unless `reshuffle_each_iteration=
 seeded runs repeat), interleave's cycle/block order, `repeat`/`take`/`skip`/`shard`, cache.
 `map(num_parallel_calls)` runs on worker threads and `prefetch` on a background thread.
 
-Where we differ: user functions (`map`, `filter`, `flat_map`, `interleave`, `reduce` ...)
-run eagerly on EagerTensors at iteration time, in graph mode too (values match TF's; Python
-side effects happen per element, and a function may not use graph tensors of the enclosing
-TF1 graph). Element specs of `map` come from tracing the function once in a scratch graph
-(TF traces it too); if that fails, from the first element. The random numbers of shuffle
-differ from TF's. `cache(filename)` writes tfcompat's own file format.
+`map` functions are traced once into a graph, as TF traces them (Python side effects happen
+once), and run from the graph per element; `map(f).batch(n)` runs f once per batch where
+every op of f has a batch rule (TF's map vectorization, see `vectorization`). Datasets
+hand `batch` their elements in chunks (`Dataset._iter_chunks`), so sources that read many
+elements at once (TFRecord files) and vectorized maps pass whole batches along.
+
+Where we differ: the other user functions (`filter`, `flat_map`, `interleave`, `reduce` ...)
+and map functions that cannot be traced (see `structured_function`) run eagerly on
+EagerTensors at iteration time, in graph mode too (values match TF's; Python side effects
+happen per element, and a function may not use graph tensors of the enclosing TF1 graph).
+The random numbers of shuffle differ from TF's. `cache(filename)` writes tfcompat's own
+file format.
 """
+import functools
 import glob as _glob
 import itertools
 import os
 import struct
+import threading
 
 import numpy as np
 import torch
@@ -27,6 +35,8 @@ import torch
 from tfcompat._api import export_constant, tf_export
 from tfcompat.data import execution, structure
 from tfcompat.data.execution import AUTOTUNE
+from tfcompat.data.structured_function import (StructuredFunction, call_with_element,
+                                               placeholder_for)
 from tfcompat.data.structure import (SparseTensorSpec, element_spec, flatten, map_structure,
                                      normalize_components, normalize_element, pack_as)
 from tfcompat.framework import context, dtypes, errors, random_seed
@@ -93,17 +103,6 @@ def _keep(value, dtype):
     return value
 
 
-def call_with_element(fn, element):
-    """TF's calling convention: a tuple element is unpacked into positional arguments."""
-    if type(element) is tuple:
-        return fn(*element)
-    return fn(element)
-
-
-def _eager(t):
-    return EagerTensor(t)
-
-
 def _slice_leaf(leaf):
     """Iterator over the slices of a leaf along its first dimension."""
     if isinstance(leaf, SparseTensor):
@@ -117,7 +116,8 @@ def _slice_leaf(leaf):
                 return EagerTensor(out)
             return (scalar(v) for v in t)
         return (EagerTensor(row) for row in t)
-    return map(_eager, t.unbind(0))
+    # views of a block of rows at a time: unbinding a long tensor at once is slow
+    return (EagerTensor(row) for block in t.split(1024) for row in block.unbind(0))
 
 
 def _sparse_rows(sp):
@@ -144,19 +144,19 @@ def _first_dim(leaf):
     return dims.as_list()[0] if dims.rank is not None else None
 
 
-def _batch_leaves(leaves, spec_hint=None):
+def _batch_leaves(leaves, component=0):
     """Stack a list of equal-shaped eager leaves (SparseTensors: TF's sparse batching)."""
     first = leaves[0]
     if isinstance(first, SparseTensor):
         return _batch_sparse(leaves)
     values = [structure.torch_value(leaf) for leaf in leaves]
     shape0 = values[0].shape
-    for v in values[1:]:
+    for index, v in enumerate(values):
         if v.shape != shape0:
             raise errors.InvalidArgumentError(
-                "Cannot batch tensors with different shapes in component 0. First element had "
-                "shape %s and element %d had shape %s. (Use padded_batch for elements of "
-                "different shapes.)" % (list(shape0), values.index(v), list(v.shape)))
+                "Cannot batch tensors with different shapes in component %d. First element "
+                "had shape %s and element %d had shape %s. (Use padded_batch for elements of "
+                "different shapes.)" % (component, list(shape0), index, list(v.shape)))
     return EagerTensor(structure.stack(values))
 
 
@@ -182,6 +182,42 @@ def _batch_sparse(leaves):
                         EagerTensor(dense_shape))
 
 
+class Chunk(object):
+    """`size` consecutive elements of a dataset: as a list of elements, stacked into one
+    batched element, or both (each computed from the other when first asked for).
+
+    `error`, if not None, was raised computing the element after these: a consumer takes
+    the elements, then raises it.
+    """
+
+    __slots__ = ("size", "error", "_elements", "_stacked")
+
+    def __init__(self, size, elements=None, stacked=None, error=None):
+        self.size = size
+        self.error = error
+        self._elements = elements
+        self._stacked = stacked
+
+    def elements(self):
+        if self._elements is None:
+            stacked = self._stacked
+            leaves = flatten(stacked)
+            rows = zip(*[_slice_leaf(leaf) for leaf in leaves])
+            if type(stacked) is tuple and len(leaves) == len(stacked):   # a flat tuple
+                self._elements = list(rows)
+            elif len(leaves) == 1 and stacked is leaves[0]:
+                self._elements = [row[0] for row in rows]
+            else:
+                self._elements = [pack_as(stacked, row) for row in rows]
+        return self._elements
+
+    def stacked(self):
+        """The batched element (InvalidArgumentError if the elements differ in shape)."""
+        if self._stacked is None:
+            self._stacked = _batch_elements(self._elements)
+        return self._stacked
+
+
 def _batched_spec(spec, batch_dim):
     if isinstance(spec, SparseTensorSpec):
         return SparseTensorSpec(TensorShape([batch_dim]).concatenate(spec.shape), spec.dtype)
@@ -196,14 +232,9 @@ def _unbatched_spec(spec):
 
 
 def _placeholder_for(graph, spec):
-    if isinstance(spec, SparseTensorSpec):
-        rank = spec.shape.rank
-        return SparseTensor(graph.placeholder(dtypes.int64, [None, rank]),
-                            graph.placeholder(spec.dtype, [None]),
-                            graph.placeholder(dtypes.int64, [rank]))
     if isinstance(spec, DatasetSpec):
         return _SpecDataset(spec.element_spec)
-    return graph.placeholder(spec.dtype, spec.shape)
+    return placeholder_for(graph, spec)
 
 
 def trace_function(fn, input_spec):
@@ -245,6 +276,27 @@ class Dataset(object):
 
     def _cardinality(self):
         return UNKNOWN
+
+    def _peek_is_cheap(self):
+        """Whether computing the first element runs no user code and little work."""
+        return False
+
+    def _iter_chunks(self, env, size):
+        """The elements in `Chunk`s of `size` (the last one may be smaller, or end with an
+        error)."""
+        source = self._iter(env)
+        while True:
+            items = []
+            try:
+                items.extend(itertools.islice(source, size))
+            except Exception as error:  # after the elements before it
+                yield Chunk(len(items), elements=items, error=error)
+                return
+            if not items:
+                return
+            yield Chunk(len(items), elements=items)
+            if len(items) < size:
+                return
 
     # --- structure
     @property
@@ -513,6 +565,9 @@ class TensorDataset(Dataset):
     def __init__(self, tensors):
         self._components = normalize_components(tensors)
 
+    def _peek_is_cheap(self):
+        return True
+
     def _own_captures(self):
         return [c for leaf in flatten(self._components) for c in _leaf_captures(leaf)]
 
@@ -539,6 +594,9 @@ class TensorSliceDataset(Dataset):
                              % tuple(sorted(dims))[:2])
         self._n = dims.pop() if dims else None
 
+    def _peek_is_cheap(self):
+        return True
+
     def _own_captures(self):
         return [c for leaf in flatten(self._components) for c in _leaf_captures(leaf)]
 
@@ -548,16 +606,36 @@ class TensorSliceDataset(Dataset):
     def _cardinality(self):
         return UNKNOWN if self._n is None else int(self._n)
 
-    def _iter(self, env):
+    def _leaves(self, env):
         leaves = [_resolve(leaf, env) for leaf in flatten(self._components)]
         sizes = {_first_dim(leaf) for leaf in leaves}
         if len(sizes) > 1:
             raise errors.InvalidArgumentError(
                 "All components given to from_tensor_slices must have the same size in "
                 "dimension 0, got sizes %s" % sorted(sizes))
+        return leaves
+
+    def _iter(self, env):
         structure_ = self._components
-        for flat in zip(*[_slice_leaf(leaf) for leaf in leaves]):
+        rows = zip(*[_slice_leaf(leaf) for leaf in self._leaves(env)])
+        if type(structure_) is tuple and not any(isinstance(c, (tuple, list, dict))
+                                                 for c in structure_):
+            yield from rows     # a flat tuple: each row is the element
+            return
+        for flat in rows:
             yield pack_as(structure_, flat)
+
+    def _iter_chunks(self, env, size):
+        leaves = self._leaves(env)
+        if any(isinstance(leaf, SparseTensor) for leaf in leaves):
+            yield from Dataset._iter_chunks(self, env, size)
+            return
+        values = [structure.torch_value(leaf) for leaf in leaves]
+        for start in range(0, len(values[0]), size):    # copies: batches own their values
+            rows = [v[start:start + size].copy() if isinstance(v, np.ndarray) else
+                    v[start:start + size].clone() for v in values]
+            yield Chunk(len(rows[0]), stacked=pack_as(self._components,
+                                                      [EagerTensor(r) for r in rows]))
 
 
 class RangeDataset(Dataset):
@@ -572,6 +650,9 @@ class RangeDataset(Dataset):
             values = values + [1]
         self._args = values
         self._dtype = dtypes.as_dtype(output_type)
+
+    def _peek_is_cheap(self):
+        return True
 
     def _own_captures(self):
         return [a for a in self._args if _is_symbolic(a)]
@@ -788,26 +869,26 @@ class ListFilesDataset(Dataset):
 # ---------------------------------------------------------------- functions
 
 
-def _call_user(fn):
-    """fn(element) -> normalized element, run by the execution gate."""
-    def run(element):
-        return execution.call(_apply, fn, element)
-    return run
-
-
 def _apply(fn, element):
     return normalize_element(call_with_element(fn, element))
 
 
-class _FunctionDataset(Dataset):
-    def _output_spec(self, fn, input_spec):
-        try:
-            return _spec_of_output(trace_function(fn, input_spec))
-        except Exception:  # not traceable in a graph: learn it from a concrete element
-            return self._first_element_spec()
+_UNTRACEABLE = object()
+_ELEMENTS_AHEAD = 32            # a vectorized map computes at most this many elements ahead
+_BYTES_AHEAD = 8 * 1024 * 1024  # ... and of their results at most about this many bytes
 
 
-class MapDataset(_FunctionDataset):
+class MapDataset(Dataset):
+    """`map`: the function traced once (`StructuredFunction`), run per element or, for a
+    following `batch`, per chunk of elements.
+
+    Where every op of the function has a batch rule, it runs once per chunk on the stacked
+    elements (also for per-element consumers, a few elements ahead: `_iter_ahead`). Such a
+    chunk runs on the thread that pulls it, whatever `num_parallel_calls` says: its ops
+    already work on whole batches, and worker threads would contend for the GIL and move
+    every batch between cores.
+    """
+
     def __init__(self, input_dataset, fn, num_parallel_calls):
         if not callable(fn):
             raise TypeError("`map_func` must be callable, got %r" % (fn,))
@@ -815,19 +896,156 @@ class MapDataset(_FunctionDataset):
         self._fn = fn
         self._threads = execution.parallelism(num_parallel_calls) \
             if num_parallel_calls is not None else 0
+        self._traced = None           # a StructuredFunction, or _UNTRACEABLE
+        self._traced_on_sample = False
+        self._trace_lock = threading.RLock()
+        # TF traces the function when the dataset is built; so do we, on a sample element
+        # too where shape inference needs one and the input gives it cheaply
+        if self._function() is None and self._inputs[0]._peek_is_cheap():
+            self._function(self._input_sample())
+
+    def _function(self, sample=None):
+        """The traced function, or None where it runs eagerly. Traced on placeholders
+        first; if that fails and a `sample` element is given, on that element once."""
+        with self._trace_lock:
+            if self._traced is None:
+                self._traced = self._trace(None)
+            if self._traced is _UNTRACEABLE and sample is not None and \
+                    not self._traced_on_sample:
+                self._traced_on_sample = True
+                self._traced = self._trace(sample)
+        return None if self._traced is _UNTRACEABLE else self._traced
+
+    def _trace(self, sample):
+        try:
+            return StructuredFunction(self._fn, self._inputs[0].element_spec, sample)
+        except Exception:   # cannot run from a graph: the function runs eagerly
+            return _UNTRACEABLE
+
+    def _input_sample(self):
+        """The first element of the input, or None (empty, depends on graph tensors, fails)."""
+        if self._captures():
+            return None
+        try:
+            return next(self._inputs[0]._iter({}), None)
+        except Exception:   # reported when the dataset is iterated
+            return None
+
+    def _peek_is_cheap(self):
+        function = self._function()
+        return function is not None and function.vectorizable and \
+            self._inputs[0]._peek_is_cheap()
 
     def _compute_spec(self):
-        return self._output_spec(self._fn, self._inputs[0].element_spec)
+        function = self._function()
+        if function is not None:
+            return function.output_spec
+        sample = self._input_sample()
+        if sample is None:
+            return self._first_element_spec()
+        function = self._function(sample)
+        if function is not None:
+            return function.output_spec
+        return _spec_of_output(execution.call(call_with_element, self._fn, sample))
 
     def _cardinality(self):
         return self._inputs[0]._cardinality()
 
+    def _runner(self, sample):
+        """Computes the function's result for one element (on the calling thread)."""
+        function = self._function(sample)
+        if function is None:
+            return functools.partial(_apply, self._fn)
+        return function.call
+
+    def _chunk_mapper(self, sample):
+        """(map_chunk, vectorized): map_chunk(Chunk) -> Chunk of the function's results,
+        computed at once on the stacked elements where the function is vectorized."""
+        run = self._runner(sample)
+        function = self._function(sample)
+        vectorized = function is not None and function.vectorizable
+
+        def map_chunk(chunk):
+            if vectorized and chunk.error is None:
+                try:
+                    return Chunk(chunk.size, stacked=function.call_batch(chunk.stacked(),
+                                                                         chunk.size))
+                except Exception:   # computed per element below, which raises its error
+                    pass
+            results, error = [], chunk.error
+            try:
+                for element in chunk.elements():
+                    results.append(run(element))
+            except Exception as e:  # after the results before it, as TF does
+                error = e
+            return Chunk(len(results), elements=results, error=error)
+        return map_chunk, vectorized
+
     def _iter(self, env):
+        function = self._function()
+        if function is not None and function.vectorizable:
+            yield from self._iter_ahead(env)
+            return
         source = self._inputs[0]._iter(env)
-        run = _call_user(self._fn)
+        first = next(source, _END)
+        if first is _END:
+            return
+        source = itertools.chain([first], source)
+        run = self._runner(first)
         if self._threads:
-            return execution.parallel_map(source, run, self._threads)
-        return map(run, source)
+            yield from execution.parallel_map(source, run, self._threads)
+        else:
+            for element in source:
+                yield execution.call(run, element)
+
+    def _iter_ahead(self, env):
+        """Elements of a vectorized function, computed ahead a chunk at a time (as TF's map
+        parallelization computes a pure function ahead): one element first, then as many as
+        fit in _BYTES_AHEAD of results, at most _ELEMENTS_AHEAD."""
+        source = self._inputs[0]._iter(env)
+        map_chunk, size = None, 1
+        while True:
+            items, error = [], None
+            try:
+                items.extend(itertools.islice(source, size))
+            except Exception as e:  # after the elements before it
+                error = e
+            if not items and error is None:
+                return
+            if map_chunk is None:
+                map_chunk = self._chunk_mapper(items[0] if items else None)[0]
+            chunk = execution.call(map_chunk, Chunk(len(items), elements=items, error=error))
+            results = chunk.elements()
+            yield from results
+            if chunk.error is not None:
+                raise chunk.error
+            if results:
+                size = max(1, min(_ELEMENTS_AHEAD, _BYTES_AHEAD // _nbytes(results[0])))
+
+    def _iter_chunks(self, env, size):
+        chunks = self._inputs[0]._iter_chunks(env, size)
+        first = next(chunks, None)
+        if first is None:
+            return
+        chunks = itertools.chain([first], chunks)
+        map_chunk, vectorized = self._chunk_mapper(first.elements()[0] if first.size else None)
+        if self._threads and not vectorized:
+            yield from execution.parallel_map(chunks, map_chunk, self._threads, chunk=1)
+        else:   # a batch at a time: worker threads would only contend for the GIL
+            for chunk in chunks:
+                yield execution.call(map_chunk, chunk)
+
+
+def _nbytes(element):
+    """Bytes held by an element's tensors (at least 1)."""
+    total = 1
+    for leaf in flatten(element):
+        for t in (leaf.indices, leaf.values, leaf.dense_shape) \
+                if isinstance(leaf, SparseTensor) else (leaf,):
+            value = structure.torch_value(t)
+            total += value.nbytes if isinstance(value, np.ndarray) else \
+                value.numel() * value.element_size()
+    return total
 
 
 def _is_true(value):
@@ -838,7 +1056,7 @@ def _is_true(value):
     return bool(t)
 
 
-class FilterDataset(_FunctionDataset):
+class FilterDataset(Dataset):
     def __init__(self, input_dataset, predicate):
         self._inputs = (input_dataset,)
         self._fn = predicate
@@ -853,7 +1071,7 @@ class FilterDataset(_FunctionDataset):
                 yield element
 
 
-class InterleaveDataset(_FunctionDataset):
+class InterleaveDataset(Dataset):
     """interleave / flat_map: TF's cycle order (block_length from each of cycle_length)."""
 
     def __init__(self, input_dataset, fn, cycle_length, block_length, num_parallel_calls):
@@ -940,6 +1158,9 @@ class BatchDataset(Dataset):
     def _own_captures(self):
         return [self._size] if _is_symbolic(self._size) else []
 
+    def _peek_is_cheap(self):
+        return self._inputs[0]._peek_is_cheap()
+
     def _compute_spec(self):
         dim = self._size if self._drop and not _is_symbolic(self._size) else None
         return map_structure(lambda s: _batched_spec(s, dim), self._inputs[0].element_spec)
@@ -952,18 +1173,18 @@ class BatchDataset(Dataset):
 
     def _iter(self, env):
         size = _scalar(self._size, dtypes.int64, "batch_size", env)
-        source = self._inputs[0]._iter(env)
-        while True:
-            items = list(itertools.islice(source, size))
-            if not items or (self._drop and len(items) < size):
+        for chunk in self._inputs[0]._iter_chunks(env, size):
+            if chunk.error is not None:
+                raise chunk.error
+            if self._drop and chunk.size < size:
                 return
-            yield _batch_elements(items)
+            yield chunk.stacked()
 
 
 def _batch_elements(items):
     first = items[0]
     flats = [flatten(item) for item in items]
-    return pack_as(first, [_batch_leaves([f[i] for f in flats])
+    return pack_as(first, [_batch_leaves([f[i] for f in flats], i)
                            for i in range(len(flats[0]))])
 
 
@@ -1198,9 +1419,12 @@ class ShuffleDataset(Dataset):
         rng = self._rng()
         source = self._inputs[0]._iter(env)
         buffer = list(itertools.islice(source, size))
-        randint = rng.integers
+        draws = iter(())    # slots drawn 1024 at a time (the buffer stays full meanwhile)
         for element in source:
-            index = int(randint(len(buffer)))
+            index = next(draws, None)
+            if index is None:
+                draws = iter(rng.integers(len(buffer), size=1024).tolist())
+                index = next(draws)
             yield buffer[index]
             buffer[index] = element
         order = rng.permutation(len(buffer))
@@ -1215,6 +1439,9 @@ class RepeatDataset(Dataset):
 
     def _own_captures(self):
         return [self._count] if _is_symbolic(self._count) else []
+
+    def _peek_is_cheap(self):
+        return self._inputs[0]._peek_is_cheap()
 
     def _compute_spec(self):
         return self._inputs[0].element_spec
@@ -1249,6 +1476,9 @@ class TakeDataset(Dataset):
 
     def _own_captures(self):
         return [self._count] if _is_symbolic(self._count) else []
+
+    def _peek_is_cheap(self):
+        return self._inputs[0]._peek_is_cheap()
 
     def _compute_spec(self):
         return self._inputs[0].element_spec
@@ -1311,6 +1541,9 @@ class ShardDataset(Dataset):
                 "Index must be between 0 and %d (currently index = %d)."
                 % (self._n - 1, self._index))
 
+    def _peek_is_cheap(self):
+        return self._inputs[0]._peek_is_cheap()
+
     def _compute_spec(self):
         return self._inputs[0].element_spec
 
@@ -1327,6 +1560,9 @@ class PrefetchDataset(Dataset):
         if size < 0:
             raise errors.InvalidArgumentError("buffer_size must be >= 0 or AUTOTUNE")
         self._size = size
+
+    def _peek_is_cheap(self):
+        return self._inputs[0]._peek_is_cheap()
 
     def _compute_spec(self):
         return self._inputs[0].element_spec

@@ -1,29 +1,32 @@
 """Where tf.data pipelines run: background threads, eagerly.
 
-User functions (`map`, `filter`, `flat_map` ...) run eagerly on concrete tensors, on worker
-threads for `num_parallel_calls` and behind `prefetch`, or on the thread that asks for the
-next element. Graph building is per thread (`context.eager_scope`), so a worker runs its ops
-eagerly while the main thread builds a graph or traces a tf.function, and graph mode's
-`get_next()` runs the pipeline eagerly inside `Session.run`.
+Dataset functions (traced `map` graphs, and `filter`, `flat_map` ... run eagerly) run on
+concrete tensors, on worker threads for `num_parallel_calls` and behind `prefetch`, or on the
+thread that asks for the next element. Graph building is per thread
+(`context.eager_scope`), so a worker runs its ops eagerly while the main thread builds a
+graph or traces a tf.function, and graph mode's `get_next()` runs the pipeline eagerly inside
+`Session.run`. Threads hand work and results over through C-level queues.
 """
 import collections
 import itertools
 import os
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
 from tfcompat.framework import context
 
 AUTOTUNE = -1
+_state = context.state
 
 eager_window = context.eager_scope
 
 
 def call(fn, *args):
     """Call a user function with ops running eagerly on this thread."""
+    if not _state.building_graph:
+        return fn(*args)
     with context.eager_scope():
         return fn(*args)
 
@@ -71,10 +74,25 @@ def _pull(source, count):
 def parallel_map(source, fn, threads, chunk=16):
     """Yield fn(x) for x in source, in order, computed on `threads` worker threads.
 
-    Work is handed out in chunks so that the per-element cost of a thread hand-off stays small.
+    Work is handed out in chunks so that the per-element cost of a thread hand-off stays
+    small; tasks and results travel through C-level queues (`queue.SimpleQueue`).
     """
-    executor = ThreadPoolExecutor(threads, thread_name_prefix="tfcompat-data-map",
-                                  initializer=_pipeline_thread)
+    tasks = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work():
+        _pipeline_thread()
+        while True:
+            task = tasks.get()
+            if task is None:
+                return
+            items, results = task
+            results.put(([], None) if stop.is_set() else _run_chunk(fn, items))
+
+    workers = [threading.Thread(target=work, name="tfcompat-data-map", daemon=True)
+               for _ in range(threads)]
+    for worker in workers:
+        worker.start()
     pending = collections.deque()
     source_error = None
     try:
@@ -83,21 +101,23 @@ def parallel_map(source, fn, threads, chunk=16):
             while not exhausted and len(pending) < 2 * threads:
                 items, source_error = _pull(source, chunk)
                 if items:
-                    pending.append(executor.submit(_run_chunk, fn, items))
+                    results = queue.SimpleQueue()
+                    tasks.put((items, results))
+                    pending.append(results)
                 if len(items) < chunk or source_error is not None:
                     exhausted = True
             if not pending:
                 if source_error is not None:
                     raise source_error
                 return
-            results, error = pending.popleft().result()
+            results, error = pending.popleft().get()
             yield from results
             if error is not None:
                 raise error
     finally:
-        for future in pending:
-            future.cancel()
-        executor.shutdown(wait=False)
+        stop.set()
+        for _ in workers:
+            tasks.put(None)
 
 
 _END = object()
@@ -111,18 +131,27 @@ class _Raised(object):
 
 
 def background(source, buffer_size):
-    """Yield the items of `source`, produced ahead by a background thread (prefetch)."""
-    buffer = queue.Queue(maxsize=max(1, buffer_size))
+    """Yield the items of `source`, produced ahead by a background thread (prefetch).
+
+    The hand-over uses C-level queues (`queue.SimpleQueue`): `slots` holds one token per
+    free place in the buffer, so the producer stays at most `buffer_size` items ahead.
+    """
+    items = queue.SimpleQueue()
+    slots = queue.SimpleQueue()
+    for _ in range(max(1, buffer_size)):
+        slots.put(None)
     stop = threading.Event()
 
     def put(item):
-        while not stop.is_set():
+        while True:
             try:
-                buffer.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
+                slots.get(timeout=0.1)
+                break
+            except queue.Empty:
+                if stop.is_set():
+                    return False
+        items.put(item)
+        return True
 
     def produce():
         _pipeline_thread()
@@ -138,7 +167,8 @@ def background(source, buffer_size):
     thread.start()
     try:
         while True:
-            item = buffer.get()
+            item = items.get()
+            slots.put(None)
             if item is _END:
                 return
             if type(item) is _Raised:

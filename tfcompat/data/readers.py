@@ -4,17 +4,22 @@ Filenames may be a string, a list, a string tensor or a dataset of filenames. TF
 files are read in order; with `num_parallel_reads` files are read in parallel and their
 records interleaved (cycle order, one record from each file in turn); TFRecord CRCs are
 checked (`DataLossError` on a corrupted or truncated record).
+
+Read in order, the records of a file come in blocks, and a following `batch` (or a
+vectorized `map`) gets them as whole string vectors (`_iter_chunks`).
 """
+import itertools
+
 import numpy as np
 
 from tfcompat._api import tf_export
 from tfcompat.data import execution, structure
-from tfcompat.data.dataset_ops import Dataset, InterleaveDataset, TensorSliceDataset
+from tfcompat.data.dataset_ops import Chunk, Dataset, InterleaveDataset, TensorSliceDataset
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.function import TensorSpec
 from tfcompat.io.gfile import _open_for_read
-from tfcompat.io.tf_record import TFRecordOptions, read_records
+from tfcompat.io.tf_record import TFRecordOptions, read_record_blocks
 
 
 def _filenames_dataset(filenames):
@@ -45,6 +50,31 @@ def _scalar_bytes(value):
     return EagerTensor(out)
 
 
+def _string_vector(values):
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return EagerTensor(out)
+
+
+def _regroup(blocks, size):
+    """(items, error) pairs: lists of `size` items (the last may be shorter) from lists of any
+    length; an error of `blocks` comes with the items before it."""
+    pending = []
+    try:
+        for block in blocks:
+            if pending:
+                block = pending + block
+            whole = len(block) - len(block) % size
+            for start in range(0, whole, size):
+                yield block[start:start + size], None
+            pending = block[whole:]
+    except Exception as error:
+        yield pending, error
+        return
+    if pending:
+        yield pending, None
+
+
 class _FileDataset(Dataset):
     """Records of each file of `filenames`, files in order (or interleaved)."""
 
@@ -57,8 +87,29 @@ class _FileDataset(Dataset):
     def _compute_spec(self):
         return TensorSpec([], dtypes.string)
 
+    def _peek_is_cheap(self):
+        return not self._captures()
+
     def _records(self, filename):
         raise NotImplementedError
+
+    def _record_blocks(self, filename):
+        """The records of one file in lists."""
+        records = self._records(filename)
+        while True:
+            block = list(itertools.islice(records, 1024))
+            if not block:
+                return
+            yield block
+
+    def _iter_chunks(self, env, size):
+        if self._parallel > 1:
+            yield from Dataset._iter_chunks(self, env, size)
+            return
+        blocks = (block for name in self._files._iter(env)
+                  for block in self._record_blocks(name.numpy()))
+        for records, error in _regroup(blocks, size):
+            yield Chunk(len(records), stacked=_string_vector(records), error=error)
 
     def _iter(self, env):
         files = self._files._iter(env)
@@ -112,8 +163,11 @@ class TFRecordDataset(_FileDataset):
             _python_string(compression_type))
         self._buffer = None if buffer_size is None else int(buffer_size)
 
+    def _record_blocks(self, filename):
+        return read_record_blocks(filename, self._compression, self._buffer)
+
     def _records(self, filename):
-        return read_records(filename, self._compression, self._buffer)
+        return itertools.chain.from_iterable(self._record_blocks(filename))
 
 
 def _python_string(value):

@@ -2,10 +2,13 @@
 / `parse_sequence_example` with `FixedLenFeature`, `VarLenFeature` (-> `tf.SparseTensor`),
 `FixedLenSequenceFeature`; `decode_raw`, `decode_csv`, `read_file` / `write_file`.
 
-Examples are parsed with the protobuf messages of `tfcompat.core.example` (upb, in C). TF's
-checks and error messages are kept: a missing required feature, a wrong dtype and a wrong value
-count raise `InvalidArgumentError`; bytes that are not an Example raise it too.
-In graph mode each op is one node with TF's static output shapes (`Graph.record_custom`).
+Examples are parsed with the protobuf messages of `tfcompat.core.example` (upb, in C);
+batches of records that share one byte layout, parsed into fixed-length features, are read
+column-wise with numpy (`example_fast_parsing`). TF's checks and error messages are kept: a
+missing required feature, a wrong dtype and a wrong value count raise `InvalidArgumentError`;
+bytes that are not an Example raise it too. In graph mode each op is one node with TF's
+static output shapes (`Graph.record_custom`); `parse_single_example` and `decode_raw` nodes
+carry their batched form (`batch_rule`) for vectorized dataset maps.
 """
 import collections
 import csv
@@ -19,6 +22,7 @@ from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.ops import constant_to_torch, convert_to_tensor, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.io.example_fast_parsing import parse_dense
 from tfcompat.ops.sparse_ops import SparseTensor
 from google.protobuf.message import DecodeError
 
@@ -52,6 +56,8 @@ class FixedLenSequenceFeature(collections.namedtuple(
                                                            default_value)
 
 
+# batches smaller than this are parsed record by record with protobuf
+_FAST_PARSING_MIN = 8
 _KIND = {dtypes.float32: "float_list", dtypes.int64: "int64_list", dtypes.string: "bytes_list"}
 _KIND_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
 _NP = {dtypes.float32: np.float32, dtypes.int64: np.int64, dtypes.string: object}
@@ -234,8 +240,20 @@ def _sparse_output(rows, spec, batched):
             torch.from_numpy(shape))
 
 
+def _all_fixed_len(specs):
+    return all(not spec.sparse and not spec.sequence for spec in specs)
+
+
 def _parse_examples(serialized, names, specs, batched):
-    """Parse a list of Example bytes; returns the flat outputs (dense, then sparse triples)."""
+    """Parse a list of Example bytes; returns the flat outputs (dense, then sparse triples).
+
+    Batches of records that share one layout take the numpy fast path
+    (`example_fast_parsing`); everything else, and every error, goes through protobuf.
+    """
+    if batched and len(serialized) >= _FAST_PARSING_MIN and _all_fixed_len(specs):
+        dense = parse_dense(serialized, specs)
+        if dense is not None:
+            return tuple(_to_output(d, spec.dtype) for d, spec in zip(dense, specs))
     fmaps = [_parse_proto(Example, s, i).features.feature for i, s in enumerate(serialized)]
     outputs = []
     for spec in specs:
@@ -315,11 +333,13 @@ def _sparse_tensor(indices, values, shape):
     return sp
 
 
-def run_op(fn, op_type, inputs, out_specs, name=None):
+def run_op(fn, op_type, inputs, out_specs, name=None, pure=True):
     """Run `fn` over the values of `inputs` now (eager) or as one graph node.
 
     `fn` gets torch tensors / string arrays and returns a tuple matching `out_specs`
-    ((dtype, TensorShape) pairs, the static shapes of the graph outputs).
+    ((dtype, TensorShape) pairs, the static shapes of the graph outputs). A `pure` op
+    (no side effects) traced on sample strings (`structured_function.sample_fake`) runs on
+    them, so that what follows it sees sizes taken from the sample.
     """
     if not _state.building_graph:
         return [EagerTensor(v) for v in fn(*[i._t if type(i) is EagerTensor else to_torch(i)
@@ -329,12 +349,29 @@ def run_op(fn, op_type, inputs, out_specs, name=None):
     from tfcompat.data.iterator_ops import make_fake
     from tfcompat.framework.graph import get_default_graph
     graph = get_default_graph()
-    fakes = tuple(make_fake(graph, d, s) for d, s in out_specs)
-    outputs = graph.record_custom(fn, op_type, [convert_to_tensor(i) for i in inputs], fakes,
-                                  name)
+    tensors = [convert_to_tensor(i) for i in inputs]
+    fakes = _sample_outputs(graph, fn, tensors, out_specs) if pure else None
+    if fakes is None:
+        fakes = tuple(make_fake(graph, d, s) for d, s in out_specs)
+    outputs = graph.record_custom(fn, op_type, tensors, fakes, name)
     for tensor, (dtype, shape) in zip(outputs, out_specs):
         tensor._static = shape
     return list(outputs)
+
+
+def _sample_outputs(graph, fn, tensors, out_specs):
+    """Fake outputs computed from sample string inputs, or None where there are none."""
+    if not getattr(graph, "traces_with_samples", False):
+        return None
+    values = [getattr(t, "_fake", None) for t in tensors]
+    if not all(isinstance(v, np.ndarray) for v in values):
+        return None
+    try:
+        outputs = fn(*values)
+    except Exception:  # the sample does not fit this op: its outputs stay unknown
+        return None
+    from tfcompat.data.structured_function import sample_fake
+    return tuple(sample_fake(graph, v, shape) for v, (_, shape) in zip(outputs, out_specs))
 
 
 def _string_input(value, what):
@@ -397,6 +434,14 @@ def _parse_example(serialized, features, example_names, name, batched):
 
     def parse(values):
         return _parse_examples(_flat_strings(values), names, specs, batched)
+
+    def parse_stacked(values):
+        """Dense outputs for strings of any shape S (stacked inputs): S + feature shape."""
+        outputs = _parse_examples(_flat_strings(values), None, specs, True)
+        return tuple(out.reshape(values.shape + tuple(spec.shape))
+                     for out, spec in zip(outputs, specs))
+    if _all_fixed_len(specs):
+        parse.batch_rule = parse_stacked
     batch_shape = [shape.as_list()[0] if shape.rank else None] if batched else []
     flat = run_op(parse, "ParseExampleV2" if batched else "ParseSingleExample", [tensor],
                   lambda: _out_specs(specs, batch_shape), name)
@@ -610,6 +655,8 @@ def _decode_raw(input_bytes, out_type, little_endian, fixed_length, name):
             return (_to_output(array.astype(np.uint16).view(np.int16), out_type)
                     .view(torch.bfloat16),)
         return (_to_output(array.astype(native, copy=True), out_type),)
+    decode.batch_rule = decode  # elementwise over the strings, whatever their shape
+
     def static():
         width = None if fixed_length is None else fixed_length // itemsize
         return [(out_type, TensorShape(None) if shape.rank is None else
@@ -726,7 +773,8 @@ def read_file(filename, name=None):
         from tfcompat.io.gfile import _open_for_read
         with _open_for_read(_flat_strings(value)[0]) as f:
             return (_scalar_string(f.read()),)
-    return run_op(read, "ReadFile", [tensor], [(dtypes.string, TensorShape([]))], name)[0]
+    return run_op(read, "ReadFile", [tensor], [(dtypes.string, TensorShape([]))], name,
+                  pure=False)[0]
 
 
 @tf_export("io.write_file", v1=["write_file"])
