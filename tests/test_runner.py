@@ -54,6 +54,13 @@ def test_import_forms_resolve_to_tfcompat(tmp_path):
         assert layers2 is layers
         import tensorflow.contrib.eager as tfe
         assert tfe is sys.modules["tfcompat.contrib.eager"]
+        assert "tfcompat.estimator" not in sys.modules     # lazy modules: imported when used
+        import tensorflow.compat.v1.estimator as estimator
+        assert estimator.RunConfig is tf.estimator.RunConfig
+        from tensorflow.keras.datasets import mnist
+        assert mnist.load_data is tf.keras.datasets.mnist.load_data
+        from tensorflow.python.platform import test as tf_test
+        assert tf_test.main is tf.test.main
         from tensorflow.config import experimental
         assert experimental.list_physical_devices is tf.config.list_physical_devices
         from tensorflow.python.ops.resource_variable_ops import ResourceVariable

@@ -23,14 +23,13 @@ _MODULES = (
     "variables", "variable_scope", "eager.backprop", "function", "autograph.converter",
     "client.session", "train", "summary", "io", "core.example", "data",
     "keras", "layers", "ops.losses.losses_impl", "ops.metrics_impl",
-    "config", "test", "compat", "contrib.eager", "contrib.eager_metrics",
-    "estimator", "feature_column",
+    "config", "compat", "contrib",
     "ops.rnn_cell_impl", "ops.rnn",
     "ops.data_flow_ops", "ops.io_ops",
-    "platform", "contrib.framework", "contrib.layers", "contrib.slim", "contrib.seq2seq",
-    "contrib.legacy_seq2seq", "contrib.learn", "contrib.training", "contrib.util",
     "util",
 )
+# The modules in _api.LAZY_MODULES (estimator, feature_column, contrib.*, platform, test,
+# keras.datasets) are imported by the namespaces when first used.
 for _name in _MODULES:
     _importlib.import_module("tfcompat." + _name)
 

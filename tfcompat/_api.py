@@ -10,10 +10,16 @@ both are registered and the top-level namespace shows the flavour of the running
 - `tfcompat.compat.v1...` : paths of TF's compat.v1 API (plus legacy-only ones like contrib);
 - `tfcompat.compat.v2...` : paths of TF's v2 API.
 
+Rarely used packages are imported on first use: `LAZY_MODULES` names the module that
+registers each group of paths, and a namespace imports it when one of them is asked for
+(`tf.estimator`, `tf.contrib.layers`); registrations made after the namespaces were built
+appear in them then.
+
 A missing attribute that real TensorFlow has raises `UnimplementedSymbolError` (both a
 `NotImplementedError` and an `AttributeError`, so `hasattr` stays False); one TensorFlow never
 had raises a plain `AttributeError`.
 """
+import importlib
 import os
 import sys
 import types
@@ -22,6 +28,41 @@ _COMMON, _V1, _V2 = {}, {}, {}
 _FLAVOR = "v1"
 _SYMBOLS_DIR = os.path.join(os.path.dirname(__file__), "_symbols")
 _known_paths = {}
+
+# TF path (or path prefix, by whole components) -> the tfcompat module that `import tfcompat`
+# leaves out and whose import registers the symbols there. The longest matching entry owns a
+# path; a path under an entry appears in the namespaces once its owner is imported, whichever
+# module registered it (`estimator.SessionRunHook` comes from tfcompat.train).
+LAZY_MODULES = {
+    "estimator": "tfcompat.estimator",
+    "feature_column": "tfcompat.feature_column",
+    "test": "tfcompat.test",
+    "app": "tfcompat.platform",
+    "flags": "tfcompat.platform",
+    "logging": "tfcompat.platform",
+    "get_logger": "tfcompat.platform",
+    "keras.datasets": "tfcompat.keras.datasets",
+    "contrib.keras.datasets": "tfcompat.keras.datasets",
+    "contrib.eager": "tfcompat.contrib.eager",
+    "contrib.eager.metrics": "tfcompat.contrib.eager_metrics",
+    "contrib.framework": "tfcompat.contrib.framework",
+    "contrib.layers": "tfcompat.contrib.layers",
+    "contrib.learn": "tfcompat.contrib.learn",
+    "contrib.legacy_seq2seq": "tfcompat.contrib.legacy_seq2seq",
+    "contrib.seq2seq": "tfcompat.contrib.seq2seq",
+    "contrib.slim": "tfcompat.contrib.slim",
+    "contrib.losses": "tfcompat.contrib.slim",
+    "contrib.training": "tfcompat.contrib.training",
+    "contrib.util": "tfcompat.contrib.util",
+    "make_tensor_proto": "tfcompat.contrib.util",
+    "make_ndarray": "tfcompat.contrib.util",
+}
+_LAZY_MODULE_NAMES = frozenset(LAZY_MODULES.values())
+
+_root_name = None     # the package the namespaces were built under (None: not built yet)
+_namespaces = {}      # module name -> the namespace module made or adopted there
+_loaded = set()       # lazy modules whose import has finished
+_pending = {}         # owner (a lazy module name, or None) -> paths not placed yet
 
 
 class UnimplementedSymbolError(NotImplementedError, AttributeError):
@@ -37,6 +78,9 @@ def tf_export(*paths, v1=(), v2=()):
             _V1[path] = obj
         for path in v2:
             _V2[path] = obj
+        if _root_name is not None:
+            for path in (*paths, *v1, *v2):
+                _pending.setdefault(_owner(path), []).append(path)
         return obj
     return register
 
@@ -51,7 +95,7 @@ def known_paths(version):
     """The set of TF paths (without `tf.`) in TF's compat.v1 (`"v1"`) or v2 (`"v2"`) API."""
     if version not in _known_paths:
         with open(os.path.join(_SYMBOLS_DIR, "tf1.txt" if version == "v1" else "tf2.txt")) as f:
-            _known_paths[version] = {line.strip() for line in f if line.strip()}
+            _known_paths[version] = set(f.read().split())
     return _known_paths[version]
 
 
@@ -71,6 +115,11 @@ class Namespace(types.ModuleType):
             raise AttributeError(attr)
         prefix = self.__dict__.get("_tf_prefix", "tf")
         path = (prefix + "." + attr)[3:] if prefix != "tf" else attr
+        if load_lazy(path) or _place_pending():
+            try:
+                return self.__dict__[attr]
+            except KeyError:
+                pass
         version = self.__dict__.get("_api_version")
         if is_tf_symbol(path, version) or self.__dict__.get("_all_missing_are_tf", False):
             raise UnimplementedSymbolError(
@@ -79,35 +128,96 @@ class Namespace(types.ModuleType):
         raise AttributeError("module 'tf%s' has no attribute '%s'" % (
             prefix[2:] if prefix != "tf" else "", attr))
 
+    def __setattr__(self, attr, value):
+        # The import system sets a package's attribute once a submodule has finished
+        # importing: a lazy module imported directly (not through a namespace) shows here.
+        super().__setattr__(attr, value)
+        if isinstance(value, types.ModuleType) and value.__name__ in _LAZY_MODULE_NAMES:
+            _mark_loaded(value.__name__)
+            _place_pending()
+
+
+def _owner(path):
+    """The lazy module owning TF path `path` (its longest `LAZY_MODULES` entry), or None."""
+    while True:
+        module = LAZY_MODULES.get(path)
+        if module is not None:
+            return module
+        path, dot, _ = path.rpartition(".")
+        if not dot:
+            return None
+
+
+def _mark_loaded(module):
+    """Record that lazy `module` is imported, importing first the lazy modules owning a
+    namespace above its entries (tfcompat.contrib.eager above contrib.eager.metrics): placing
+    its paths would otherwise make a stand-in namespace hiding them."""
+    if module in _loaded:
+        return
+    for entry, owner in LAZY_MODULES.items():
+        enclosing = _owner(entry.rpartition(".")[0]) if owner == module else None
+        if enclosing is not None and enclosing != module and enclosing not in _loaded:
+            importlib.import_module(enclosing)
+            _mark_loaded(enclosing)
+    _loaded.add(module)
+
+
+def load_lazy(path):
+    """Import the lazy modules registering TF path `path` or paths under it; True when one was
+    imported now (its paths are then in the namespaces)."""
+    wanted = {module for entry, module in LAZY_MODULES.items() if entry.startswith(path + ".")}
+    owner = _owner(path)
+    if owner is not None:
+        wanted.add(owner)
+    wanted -= _loaded
+    for module in sorted(wanted):
+        importlib.import_module(module)
+        _mark_loaded(module)
+    if wanted and _root_name is not None:
+        _place_pending()
+    return bool(wanted)
+
 
 def _namespace(module_name, tf_prefix, api_version):
+    """The namespace module `module_name` (made, or adopted when a module has that name),
+    attached to its parent namespace."""
+    module = _namespaces.get(module_name)
+    if module is not None:
+        return module
     module = sys.modules.get(module_name)
     if module is None:
         module = Namespace(module_name, "TensorFlow namespace `%s`." % tf_prefix)
         sys.modules[module_name] = module
     elif type(module) is types.ModuleType:
         module.__class__ = Namespace
-    module._tf_prefix = tf_prefix
-    module._api_version = api_version
-    module._all_missing_are_tf = tf_prefix.startswith("tf.contrib")
+    module.__dict__.update(_tf_prefix=tf_prefix, _api_version=api_version,
+                           _all_missing_are_tf=tf_prefix.startswith("tf.contrib"))
+    _namespaces[module_name] = module
+    holder_name, _, attr = module_name.rpartition(".")
+    if tf_prefix != "tf":
+        holder = _namespace(holder_name, tf_prefix.rpartition(".")[0], api_version)
+    else:
+        holder = sys.modules.get(holder_name) if holder_name else None
+    if holder is not None:
+        holder.__dict__[attr] = module
     return module
 
 
 def _place(root_name, api_version, path, obj):
-    parts = path.split(".")
-    module_name, tf_prefix = root_name, "tf"
-    parent = _namespace(module_name, tf_prefix, api_version)
-    holder, _, attr = root_name.rpartition(".")
-    if holder and sys.modules.get(holder) is not None and \
-            sys.modules[holder].__dict__.get(attr) is not parent:
-        setattr(sys.modules[holder], attr, parent)
-    for part in parts[:-1]:
-        module_name, tf_prefix = module_name + "." + part, tf_prefix + "." + part
-        child = _namespace(module_name, tf_prefix, api_version)
-        if parent.__dict__.get(part) is not child:
-            setattr(parent, part, child)
-        parent = child
-    setattr(parent, parts[-1], obj)
+    tf_path, dot, attr = path.rpartition(".")
+    module_name = root_name + "." + tf_path if dot else root_name
+    _namespace(module_name, "tf." + tf_path if dot else "tf", api_version).__dict__[attr] = obj
+
+
+def _winner(path, flavor):
+    """The object a `flavor` API shows at `path`: its own version's, else the common one,
+    else the other version's; None when nothing is registered there."""
+    own, other = (_V1, _V2) if flavor == "v1" else (_V2, _V1)
+    for table in (own, _COMMON, other):
+        obj = table.get(path, table)
+        if obj is not table:
+            return obj
+    return None
 
 
 def _flavored(flavor):
@@ -119,17 +229,45 @@ def _flavored(flavor):
     return merged
 
 
-def build_namespaces(root_name="tfcompat"):
-    """Populate the top-level namespace tree and `compat.v1` / `compat.v2` from the registry."""
-    for path, obj in _flavored(_FLAVOR).items():
-        _place(root_name, None, path, obj)
+def _place_everywhere(path, v1_known, v2_known):
+    """Put the objects registered at `path` into the top level, compat.v1 and compat.v2."""
+    if path not in _COMMON and path not in _V1 and path not in _V2:
+        return  # unregistered since (a test's probe)
+    _place(_root_name, None, path, _winner(path, _FLAVOR))
+    if path in v1_known or path not in v2_known:
+        _place(_root_name + ".compat.v1", "v1", path, _winner(path, "v1"))
+    if path in v2_known:
+        _place(_root_name + ".compat.v2", "v2", path, _winner(path, "v2"))
+
+
+def _place_pending():
+    """Place the paths registered since the last placement whose owner is imported; True
+    when some were placed."""
+    ready = [owner for owner in _pending if owner is None or owner in _loaded]
     v1_known, v2_known = known_paths("v1"), known_paths("v2")
-    for path, obj in _flavored("v1").items():
-        if path in v1_known or path not in v2_known:
-            _place(root_name + ".compat.v1", "v1", path, obj)
-    for path, obj in _flavored("v2").items():
-        if path in v2_known:
-            _place(root_name + ".compat.v2", "v2", path, obj)
+    for owner in ready:
+        for path in _pending.pop(owner):
+            _place_everywhere(path, v1_known, v2_known)
+    return bool(ready)
+
+
+def build_namespaces(root_name="tfcompat"):
+    """Populate the top-level namespace tree and `compat.v1` / `compat.v2` from the registry.
+
+    Paths owned by a lazy module that is not imported yet wait for it."""
+    global _root_name
+    _root_name = root_name
+    for name in sorted(_LAZY_MODULE_NAMES):
+        if name in sys.modules:
+            _mark_loaded(name)
+    _pending.clear()
+    for path in {**_COMMON, **_V1, **_V2}:
+        _pending.setdefault(_owner(path), []).append(path)
+    for entry in LAZY_MODULES:  # the namespaces above lazy modules, where lookups start
+        parent = entry.rpartition(".")[0]
+        if parent and _owner(parent) is None:
+            _namespace(root_name + "." + parent, "tf." + parent, None)
+    _place_pending()
 
 
 def set_flavor(flavor, root_name="tfcompat"):
@@ -139,7 +277,9 @@ def set_flavor(flavor, root_name="tfcompat"):
         raise ValueError("flavor must be 'v1' or 'v2', not %r" % (flavor,))
     _FLAVOR = flavor
     for path, obj in (_V1 if flavor == "v1" else _V2).items():
-        _place(root_name, None, path, obj)
+        owner = _owner(path)
+        if owner is None or owner in _loaded:
+            _place(root_name, None, path, obj)
 
 
 def flavor():

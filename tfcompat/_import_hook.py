@@ -105,11 +105,14 @@ def _registered(inner, name):
 
     Tried in turn: the module's own public path and its tails (`keras.layers.Dense`,
     `layers.Dense`), the top-level name, then the shortest registered path ending in `name`.
+    Lazy modules registering one of the paths tried are imported first.
     """
-    flavored = _api._flavored(_api.flavor())
     parts = inner.split(".") if inner else []
-    for i in range(len(parts) + 1):
-        path = ".".join(parts[i:] + [name])
+    paths = [".".join(parts[i:] + [name]) for i in range(len(parts) + 1)]
+    for path in paths:
+        _api.load_lazy(path)
+    flavored = _api._flavored(_api.flavor())
+    for path in paths:
         if path in flavored:
             return flavored[path]
     matches = sorted((p for p in flavored if p.rpartition(".")[2] == name),
@@ -179,12 +182,24 @@ def _target(fullname):
         raise _missing(fullname, "tfcompat does not provide TensorFlow's example code (the MNIST "
                                  "tutorial reader downloads data); load the data with numpy or "
                                  "torchvision and feed arrays to the script instead")
-    module = sys.modules.get("tfcompat." + rest)
-    if isinstance(module, _api.Namespace):
+    module = _namespace(rest)
+    if module is not None:
         return module
     if _api.is_tf_symbol(rest):
         raise _missing(fullname, "tfcompat does not implement this TensorFlow module yet")
     raise _missing(fullname, "tfcompat does not provide it (TensorFlow has no such module)")
+
+
+def _namespace(rest):
+    """The namespace `tfcompat.<rest>` (`keras.layers`, `compat.v1.estimator`), importing the
+    lazy module that registers it if need be; None when there is none."""
+    name = "tfcompat." + rest
+    if not isinstance(sys.modules.get(name), _api.Namespace):
+        version_prefix = rest[:len("compat.v1.")]
+        _api.load_lazy(rest[len(version_prefix):] if version_prefix in ("compat.v1.", "compat.v2.")
+                       else rest)
+    module = sys.modules.get(name)
+    return module if isinstance(module, _api.Namespace) else None
 
 
 def _proto_target(fullname, rest):

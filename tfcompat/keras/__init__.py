@@ -5,4 +5,4 @@ from tfcompat.keras import activations, backend, constraints, regularizers  # no
 from tfcompat.keras.engine import base_layer, input_layer, network  # noqa: E402,F401
 from tfcompat.keras.engine import sequential, training  # noqa: E402,F401
 from tfcompat.keras import layers, models, utils  # noqa: E402,F401
-from tfcompat.keras import datasets, saving  # noqa: E402,F401
+from tfcompat.keras import saving  # noqa: E402,F401
