@@ -449,3 +449,30 @@ def test_map_over_batches_of_records_is_vectorized_too(tmp_path):
         np.testing.assert_array_equal(gl, wl)
     pairs = [b[1].numpy().tolist() for b in ds.batch(3, drop_remainder=True)]
     assert pairs[0] == [[0, 7, 14, 21], [28, 35, 42, 49], [56, 63, 70, 77]]
+
+
+@pytest.mark.parametrize("damaged", [100, 96])
+def test_vectorized_map_batch_reports_errors_in_the_batch_holding_them(tmp_path, damaged):
+    path = _records(tmp_path, 200)
+    from tfcompat.io.tf_record import read_records
+    start = sum(16 + len(r) for r in list(read_records(path))[:damaged])
+    data = bytearray(open(path, "rb").read())
+    data[start + 20] ^= 1
+    open(path, "wb").write(bytes(data))
+    labels = []
+    with pytest.raises(errors.DataLossError):
+        for _, batch in tf.data.TFRecordDataset(path).map(_parse).batch(8):
+            labels.append(batch.numpy().tolist())
+    assert labels == [[i * 7 for i in range(s, s + 8)] for s in range(0, 96, 8)]
+
+
+def test_vectorized_map_batch_with_uneven_elements_far_in(tmp_path):
+    strings = [b"ab"] * 150 + [b"abc"] + [b"ab"] * 20
+    ds = Dataset.from_tensor_slices(np.array(strings, dtype=object)).map(
+        lambda s: tf.io.decode_raw(s, tf.uint8))
+    batches = []
+    with pytest.raises(errors.InvalidArgumentError, match="Cannot batch tensors"):
+        for batch in ds.batch(10):
+            batches.append(batch.numpy())
+    assert len(batches) == 15 and all(b.shape == (10, 2) for b in batches)
+    assert values(ds.batch(10, drop_remainder=True).take(3)) == [[[97, 98]] * 10] * 3

@@ -874,8 +874,8 @@ def _apply(fn, element):
 
 
 _UNTRACEABLE = object()
-_ELEMENTS_AHEAD = 32            # a vectorized map computes at most this many elements ahead
-_BYTES_AHEAD = 8 * 1024 * 1024  # ... and of their results at most about this many bytes
+_ELEMENTS_AHEAD = 32            # a vectorized map computes at most this many elements (or
+_BYTES_AHEAD = 8 * 1024 * 1024  # batches) ahead, and of their results about this many bytes
 
 
 class MapDataset(Dataset):
@@ -883,10 +883,11 @@ class MapDataset(Dataset):
     following `batch`, per chunk of elements.
 
     Where every op of the function has a batch rule, it runs once per chunk on the stacked
-    elements (also for per-element consumers, a few elements ahead: `_iter_ahead`). Such a
-    chunk runs on the thread that pulls it, whatever `num_parallel_calls` says: its ops
-    already work on whole batches, and worker threads would contend for the GIL and move
-    every batch between cores.
+    elements, several batches at once while their results stay small, and for per-element
+    consumers a few elements ahead (`_iter_ahead`), as TF's map parallelization computes a
+    pure function ahead. It runs on the thread that pulls the chunk, whatever
+    `num_parallel_calls` says: its ops already work on whole batches, and worker threads
+    would contend for the GIL and move every batch between cores.
     """
 
     def __init__(self, input_dataset, fn, num_parallel_calls):
@@ -999,9 +1000,8 @@ class MapDataset(Dataset):
                 yield execution.call(run, element)
 
     def _iter_ahead(self, env):
-        """Elements of a vectorized function, computed ahead a chunk at a time (as TF's map
-        parallelization computes a pure function ahead): one element first, then as many as
-        fit in _BYTES_AHEAD of results, at most _ELEMENTS_AHEAD."""
+        """Elements of a vectorized function, computed a chunk at a time: one element first,
+        then as many as fit in _BYTES_AHEAD of results, at most _ELEMENTS_AHEAD."""
         source = self._inputs[0]._iter(env)
         map_chunk, size = None, 1
         while True:
@@ -1029,11 +1029,68 @@ class MapDataset(Dataset):
             return
         chunks = itertools.chain([first], chunks)
         map_chunk, vectorized = self._chunk_mapper(first.elements()[0] if first.size else None)
-        if self._threads and not vectorized:
-            yield from execution.parallel_map(chunks, map_chunk, self._threads, chunk=1)
-        else:   # a batch at a time: worker threads would only contend for the GIL
-            for chunk in chunks:
-                yield execution.call(map_chunk, chunk)
+        if not vectorized:
+            if self._threads:
+                yield from execution.parallel_map(chunks, map_chunk, self._threads, chunk=1)
+            else:
+                for chunk in chunks:
+                    yield execution.call(map_chunk, chunk)
+            return
+        # vectorized: as many chunks at once as fit in _BYTES_AHEAD of results (the first
+        # alone), on this thread
+        group = 1
+        while True:
+            parts = list(itertools.islice(chunks, group))
+            if not parts:
+                return
+            result = execution.call(map_chunk, _merge(parts))
+            yield from _split(result, size)
+            if result.error is not None:
+                return
+            group = max(1, min(_ELEMENTS_AHEAD, _BYTES_AHEAD * len(parts) //
+                               _chunk_nbytes(result)))
+
+
+def _merge(chunks):
+    """One chunk of the elements of `chunks` (stacked together where they can be)."""
+    if len(chunks) == 1:
+        return chunks[0]
+    size, error = sum(c.size for c in chunks), chunks[-1].error
+    try:
+        parts = [[structure.torch_value(leaf) for leaf in flatten(c.stacked())] for c in chunks]
+        leaves = [EagerTensor(np.concatenate(values) if isinstance(values[0], np.ndarray)
+                              else torch.cat(values)) for values in zip(*parts)]
+    except (errors.InvalidArgumentError, RuntimeError, ValueError):  # shapes differ
+        return Chunk(size, elements=[e for c in chunks for e in c.elements()], error=error)
+    return Chunk(size, stacked=pack_as(chunks[0].stacked(), leaves), error=error)
+
+
+def _split(chunk, size):
+    """`chunk` as chunks of `size` elements; its error comes with the last one (after the
+    full chunks, with the elements left, maybe none)."""
+    if chunk.error is None and chunk.size <= size:
+        yield chunk
+        return
+    whole = chunk.size if chunk.error is None else chunk.size - chunk.size % size
+    for start in range(0, whole, size):
+        yield _rows(chunk, start, min(start + size, chunk.size))
+    if chunk.error is not None:
+        yield _rows(chunk, whole, chunk.size, chunk.error)
+
+
+def _rows(chunk, start, stop, error=None):
+    """Elements start..stop-1 of a chunk, as a chunk."""
+    if chunk._stacked is not None:
+        return Chunk(stop - start, error=error, stacked=map_structure(
+            lambda leaf: EagerTensor(structure.torch_value(leaf)[start:stop]), chunk._stacked))
+    return Chunk(stop - start, elements=chunk.elements()[start:stop], error=error)
+
+
+def _chunk_nbytes(chunk):
+    """Bytes held by the tensors of a chunk's elements (about; at least 1)."""
+    if chunk._stacked is not None:
+        return _nbytes(chunk._stacked)
+    return _nbytes(chunk.elements()[0]) * chunk.size if chunk.size else 1
 
 
 def _nbytes(element):

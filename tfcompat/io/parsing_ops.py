@@ -637,7 +637,7 @@ def _decode_raw(input_bytes, out_type, little_endian, fixed_length, name):
         flat = _flat_strings(values)
         if fixed_length is not None:
             flat = [v[:fixed_length].ljust(fixed_length, b"\0") for v in flat]
-        sizes = {len(v) for v in flat}
+        sizes = set(map(len, flat))
         if len(sizes) > 1:
             raise errors.InvalidArgumentError(
                 "DecodeRaw requires input strings to all be the same size, but element 0 has "
