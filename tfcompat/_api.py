@@ -243,10 +243,11 @@ def _place_everywhere(path, v1_known, v2_known):
 def _place_pending():
     """Place the paths registered since the last placement whose owner is imported; True
     when some were placed."""
-    ready = [owner for owner in _pending if owner is None or owner in _loaded]
+    ready = [_pending.pop(owner, ()) for owner in list(_pending)
+             if owner is None or owner in _loaded]
     v1_known, v2_known = known_paths("v1"), known_paths("v2")
-    for owner in ready:
-        for path in _pending.pop(owner):
+    for paths in ready:
+        for path in paths:
             _place_everywhere(path, v1_known, v2_known)
     return bool(ready)
 

@@ -99,7 +99,7 @@ def run_resource_op(fn, op_type, inputs, out_specs, name):
     if not context.state.building_graph:
         result = fn(*[ops.to_torch(value) for value in inputs])
         return None if out_specs is None else [EagerTensor(value) for value in result]
-    fn = torch.compiler.disable(fn)
+    fn = torch._disable_dynamo(fn)  # imports torch._dynamo only if the graph is compiled
     from tfcompat.data.iterator_ops import make_fake
     from tfcompat.framework.graph import get_default_graph
     graph = get_default_graph()

@@ -17,7 +17,6 @@ import wave
 
 import numpy as np
 from tensorboard.compat.proto import histogram_pb2, summary_pb2
-from tensorboard.util import tensor_util
 
 from tfcompat.framework import errors
 
@@ -194,6 +193,8 @@ def audio_values(tag, audio, sample_rate, max_outputs=3):
 
 def tensor_proto(value):
     """A numpy value (string tensors: object arrays of bytes) -> `TensorProto`."""
+    # imported here: it loads tensorboard's TensorFlow stand-in (fsspec, absl), ~40 ms
+    from tensorboard.util import tensor_util
     return tensor_util.make_tensor_proto(value)
 
 

@@ -28,7 +28,6 @@ import torch
 from tensorboard.compat.proto import (config_pb2, event_pb2, graph_pb2, summary_pb2,
                                       tensor_pb2, tensor_shape_pb2, types_pb2)
 from tensorboard.plugins.audio import metadata as audio_metadata
-from tensorboard.plugins.histogram import summary_v2 as tb_histogram
 from tensorboard.plugins.image import metadata as image_metadata
 from tensorboard.plugins.scalar import metadata as scalar_metadata
 from tensorboard.plugins.text import metadata as text_metadata
@@ -436,6 +435,8 @@ def scalar(name, data, step=None, description=None):
 @tf_export(v2=["summary.histogram"])
 def histogram(name, data, step=None, buckets=None, description=None):
     """Write a histogram of `data` ([buckets, 3] left/right/count tensor; 30 buckets)."""
+    # imported here: it loads tensorboard's TensorFlow stand-in (fsspec, absl), ~40 ms
+    from tensorboard.plugins.histogram import summary_v2 as tb_histogram
     with summary_scope(name, "histogram_summary", values=[data, buckets, step]) as (tag, _):
         return emit(lambda v: tb_histogram.histogram_pb(tag, to_numpy(v), buckets,
                                                         description),

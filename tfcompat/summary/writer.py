@@ -26,9 +26,7 @@ import weakref
 
 import numpy as np
 
-from tensorboard.compat import tf as _tb_io
 from tensorboard.compat.proto import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
-from tensorboard.summary.writer.record_writer import RecordWriter
 
 from tfcompat._api import tf_export  # noqa: E402
 from tfcompat.framework import context  # noqa: E402
@@ -48,20 +46,32 @@ def _masked_crc32c(data):
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-class _FastCrcRecordWriter(RecordWriter):
+class _FastCrcRecordWriter(object):
     """tensorboard's RecordWriter with a C CRC32C (same framing: length, masked CRC of the
-    length, data, masked CRC of the data)."""
+    length, data, masked CRC of the data). Not a subclass: importing tensorboard's writer
+    loads its TensorFlow stand-in (fsspec, absl), which only `EventLog` needs."""
+
+    def __init__(self, writer):
+        self._writer = writer
 
     def write(self, data):
         header = struct.pack("<Q", len(data))
         self._writer.write(header + struct.pack("<I", _masked_crc32c(header)) + data +
                            struct.pack("<I", _masked_crc32c(data)))
 
+    def flush(self):
+        self._writer.flush()
+
+    def close(self):
+        self._writer.close()
+
 
 class EventLog(object):
     """One event file in `logdir`, written by a background thread (see the module doc)."""
 
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=""):
+        from tensorboard.compat import tf as _tb_io
+        from tensorboard.summary.writer.record_writer import RecordWriter
         self.logdir = str(logdir)
         _tb_io.io.gfile.makedirs(self.logdir)
         self.path = os.path.join(self.logdir, "events.out.tfevents.%010d.%s.%s.%s%s" % (

@@ -725,7 +725,7 @@ def _state_count(math):
     return 2 if math.kind == "lstm" else 1
 
 
-@torch.compiler.disable
+@torch._disable_dynamo  # torch.compiler.disable would import torch._dynamo (~2 s) now
 def _run_sequence(spec, x, kernel, recurrent_kernel, *rest):
     """A built-in cell over a whole sequence, in torch: (outputs, *final states).
 
