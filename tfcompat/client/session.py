@@ -109,19 +109,23 @@ class _Fetch(object):
                         % (fetch, type(fetch), type(fetch).__name__))
 
     def rebuild(self, values):
-        def build(node):
-            kind, cls, payload = node
-            if kind == "leaf":
-                return values[payload]
-            if kind == "seq":
-                return cls(build(p) for p in payload)
-            if kind == "namedtuple":
-                return cls(*[build(p) for p in payload])
-            if kind == "dict":
-                return cls((k, build(v)) for k, v in payload)
-            from tfcompat.ops.sparse_ops import SparseTensorValue
-            return SparseTensorValue(*[build(p) for p in payload])
-        return build(self.structure)
+        return _rebuild_fetches(self.structure, values)
+
+
+def _rebuild_fetches(node, values):
+    """The fetch structure `node` with its leaves looked up in `values` (module-level
+    recursion: a self-calling closure would keep the fetched values alive in a cycle)."""
+    kind, cls, payload = node
+    if kind == "leaf":
+        return values[payload]
+    if kind == "seq":
+        return cls(_rebuild_fetches(p, values) for p in payload)
+    if kind == "namedtuple":
+        return cls(*[_rebuild_fetches(p, values) for p in payload])
+    if kind == "dict":
+        return cls((k, _rebuild_fetches(v, values)) for k, v in payload)
+    from tfcompat.ops.sparse_ops import SparseTensorValue
+    return SparseTensorValue(*[_rebuild_fetches(p, values) for p in payload])
 
 
 _COMPILE_COST_SECONDS = 20.0

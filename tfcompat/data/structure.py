@@ -66,33 +66,37 @@ def flatten(structure):
 
 def pack_as(structure, flat):
     """Rebuild `structure`'s shape from a flat list of leaves."""
-    it = iter(flat)
+    return _pack(structure, iter(flat))
 
-    def build(node):
-        if is_namedtuple(node):
-            return type(node)(*[build(v) for v in node])
-        if isinstance(node, (tuple, list)):
-            return type(node)(build(v) for v in node)
-        if isinstance(node, dict):
-            built = {key: build(node[key]) for key in sorted(node)}
-            return type(node)((key, built[key]) for key in node)
-        return next(it)
-    return build(structure)
+
+def _pack(node, leaves):
+    # module-level recursion: a self-calling closure would keep the leaves alive in a cycle
+    if is_namedtuple(node):
+        return type(node)(*[_pack(v, leaves) for v in node])
+    if isinstance(node, (tuple, list)):
+        return type(node)(_pack(v, leaves) for v in node)
+    if isinstance(node, dict):
+        built = {key: _pack(node[key], leaves) for key in sorted(node)}
+        return type(node)((key, built[key]) for key in node)
+    return next(leaves)
 
 
 def map_structure(fn, structure):
     return pack_as(structure, [fn(leaf) for leaf in flatten(structure)])
 
 
+def _nesting(node):
+    """A hashable description of `node`'s nesting, leaves left out."""
+    if isinstance(node, (tuple, list)):
+        return (type(node).__name__ if is_namedtuple(node) else "seq",
+                tuple(_nesting(v) for v in node))
+    if isinstance(node, dict):
+        return ("dict", tuple((k, _nesting(node[k])) for k in sorted(node)))
+    return "leaf"
+
+
 def assert_same_structure(a, b, what):
-    def shape_of(node):
-        if isinstance(node, (tuple, list)):
-            return (type(node).__name__ if is_namedtuple(node) else "seq",
-                    tuple(shape_of(v) for v in node))
-        if isinstance(node, dict):
-            return ("dict", tuple((k, shape_of(node[k])) for k in sorted(node)))
-        return "leaf"
-    if shape_of(a) != shape_of(b):
+    if _nesting(a) != _nesting(b):
         raise TypeError("%s: the two structures don't have the same nested structure.\n"
                         "First structure: %r\nSecond structure: %r" % (what, a, b))
 

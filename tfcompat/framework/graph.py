@@ -583,21 +583,8 @@ class Graph(object):
         """Add one op node calling `fn`; returns its outputs as SymbolicTensors."""
         name = kwargs.get("name") if isinstance(kwargs.get("name"), str) else None
         inputs = []
-
-        def template(value):
-            cls = type(value)
-            if cls is tuple or cls is list:
-                return cls(template(v) for v in value)
-            if cls is dict:
-                return {k: template(v) for k, v in value.items()}
-            tensor = self._as_input(value)
-            if tensor is None:
-                return value
-            inputs.append(tensor)
-            return _Slot(len(inputs) - 1)
-
-        args_t = template(tuple(args))
-        kwargs_t = template(dict(kwargs))
+        args_t = self._template(tuple(args), inputs)
+        kwargs_t = self._template(dict(kwargs), inputs)
         bound = BoundOp(fn, op_type, args_t, kwargs_t)
         fake_out = self._fake_run(bound, [t._fake for t in inputs])
         node = self._fx.create_node("call_function", bound, tuple(t._node for t in inputs))
@@ -613,6 +600,19 @@ class Graph(object):
             for tensor in operation.outputs:
                 tensor._static = TensorShape([None] * tensor._static.rank)
         return outputs
+
+    def _template(self, value, inputs):
+        """`value` with each tensor replaced by a `_Slot` numbering it in `inputs`."""
+        cls = type(value)
+        if cls is tuple or cls is list:
+            return cls(self._template(v, inputs) for v in value)
+        if cls is dict:
+            return {k: self._template(v, inputs) for k, v in value.items()}
+        tensor = self._as_input(value)
+        if tensor is None:
+            return value
+        inputs.append(tensor)
+        return _Slot(len(inputs) - 1)
 
     def _fake_run(self, bound, fakes):
         """`bound` run on fake inputs: its outputs' shapes and dtypes.

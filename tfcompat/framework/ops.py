@@ -445,6 +445,9 @@ def init_scope():
     (or the outermost TF1 graph), so they outlive the trace; their initializers never wait
     for the ops of an enclosing `tf.control_dependencies` block.
     """
+    if not _state.building_graph:     # eager already: nothing to leave or clear
+        yield
+        return
     saved = list(_state.graph_stack)
     _state.graph_stack[:] = [g for g in saved if not getattr(g, "building_function", False)]
     context._refresh()

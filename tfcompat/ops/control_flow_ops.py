@@ -26,17 +26,18 @@ _state = context.state
 
 def _pack_as(structure, flat):
     """Rebuild `structure` with its leaves taken in order from `flat`."""
-    it = iter(flat)
+    return _pack(structure, iter(flat))
 
-    def build(s):
-        if isinstance(s, (list, tuple)):
-            items = [build(v) for v in s]
-            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
-        if isinstance(s, dict):
-            built = {k: build(s[k]) for k in sorted(s)}
-            return type(s)((k, built[k]) for k in s)
-        return next(it)
-    return build(structure)
+
+def _pack(s, leaves):
+    # module-level recursion: a self-calling closure would keep the leaves alive in a cycle
+    if isinstance(s, (list, tuple)):
+        items = [_pack(v, leaves) for v in s]
+        return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+    if isinstance(s, dict):
+        built = {k: _pack(s[k], leaves) for k in sorted(s)}
+        return type(s)((k, built[k]) for k in s)
+    return next(leaves)
 
 
 def _as_tensors(structure):

@@ -22,6 +22,7 @@ from tfcompat._api import tf_export
 from tfcompat.eager.backprop import GradientTape
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.ops import init_scope, to_torch
+from tfcompat.framework.tensor import EagerTensor
 from tfcompat.ops import control_flow_ops, gradients_impl
 from tfcompat.ops.init_ops import Constant, Zeros
 from tfcompat.train import tracking
@@ -134,6 +135,19 @@ def fused_update(fn, tensor_lists, hypers, op_type, name=None):
     return _default_graph().record_custom(run, op_type, flat, None, name)
 
 
+def _check_gradient(grad, var):
+    """TypeError unless `var` is a variable; ValueError if the shapes of `grad` and `var`
+    are both fully defined and differ."""
+    if not isinstance(var, Variable):
+        raise TypeError("Can not apply gradients to %r: it is not a tf.Variable" % (var,))
+    if type(grad) is EagerTensor and var._graph is None and grad._t.shape == var._leaf.shape:
+        return      # the common eager case, without building TensorShapes
+    if grad.shape.is_fully_defined() and var.shape.is_fully_defined() and \
+            grad.shape != var.shape:
+        raise ValueError("Shapes %s and %s are incompatible: gradient for variable %s"
+                         % (grad.shape, var.shape, var.name))
+
+
 # ---------------------------------------------------------------- the base class
 
 
@@ -231,12 +245,7 @@ class Optimizer(object):
                              % ([str(v) for _, v in converted],))
         var_list = [v for _, v in pairs]
         for g, v in pairs:
-            if not isinstance(v, Variable):
-                raise TypeError("Can not apply gradients to %r: it is not a tf.Variable" % (v,))
-            if g.shape.is_fully_defined() and v.shape.is_fully_defined() and \
-                    g.shape != v.shape:
-                raise ValueError("Shapes %s and %s are incompatible: gradient for variable %s"
-                                 % (g.shape, v.shape, v.name))
+            _check_gradient(g, v)
         with init_scope():
             self._create_slots(var_list)
         with ops.name_scope(name, self._name) as scope:
@@ -258,8 +267,8 @@ class Optimizer(object):
 
     @staticmethod
     def _convert_gradient(grad):
-        if grad is None:
-            return None
+        if grad is None or type(grad) is EagerTensor:
+            return grad
         if ops.is_tensor(grad) and not isinstance(grad, Variable):
             return grad
         try:

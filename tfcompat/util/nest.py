@@ -88,13 +88,15 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
         raise ValueError("Could not pack sequence. Structure had %d atoms, but flat_sequence "
                          "had %d items.  Structure: %r, flat_sequence: %r."
                          % (expected, len(flat_sequence), structure, flat_sequence))
-    leaves = iter(flat_sequence)
+    return _pack(structure, iter(flat_sequence))
 
-    def pack(node):
-        if not is_nested(node):
-            return next(leaves)
-        return _rebuild(node, [pack(child) for child in _children(node)])
-    return pack(structure)
+
+def _pack(node, leaves):
+    """`node` rebuilt with leaves from the iterator `leaves` (module-level recursion: a
+    self-calling closure would be a reference cycle keeping the leaves alive)."""
+    if not is_nested(node):
+        return next(leaves)
+    return _rebuild(node, [_pack(child, leaves) for child in _children(node)])
 
 
 @tf_export("nest.assert_same_structure", "contrib.framework.nest.assert_same_structure")
@@ -102,34 +104,37 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
     """ValueError if the nestings differ; TypeError if `check_types` and the sequence types
     differ (lists and tuples are different types, as in TF)."""
     _check_composites(expand_composites)
+    _compare(nest1, nest2, check_types, nest1, nest2)
 
-    def compare(a, b):
-        if is_nested(a) != is_nested(b):
-            raise ValueError("The two structures don't have the same nested structure.\n\n"
-                             "First structure: %r\n\nSecond structure: %r" % (nest1, nest2))
-        if not is_nested(a):
-            return
-        if check_types and type(a) is not type(b):
-            both_mappings = isinstance(a, collections.abc.Mapping) and \
-                isinstance(b, collections.abc.Mapping)
-            if not both_mappings:
-                raise TypeError("The two structures don't have the same sequence type. "
-                                "Input structure has type %s, while shallow structure has "
-                                "type %s." % (type(a), type(b)))
-        if isinstance(a, collections.abc.Mapping) and \
-                _sorted_keys(a) != _sorted_keys(b):
-            raise ValueError("The two dictionaries don't have the same set of keys. First "
-                             "structure has keys %s, while second structure has keys %s."
-                             % (list(a), list(b)))
-        children_a, children_b = _children(a), _children(b)
-        if len(children_a) != len(children_b):
-            raise ValueError("The two structures don't have the same number of elements.\n\n"
-                             "First structure (%d elements): %r\n\nSecond structure (%d "
-                             "elements): %r" % (len(children_a), nest1, len(children_b),
-                                                nest2))
-        for x, y in zip(children_a, children_b):
-            compare(x, y)
-    compare(nest1, nest2)
+
+def _compare(a, b, check_types, nest1, nest2):
+    """Raise as `assert_same_structure` does where `a` and `b` (parts of `nest1` and
+    `nest2`) differ; module-level recursion, so no reference cycle holds the leaves."""
+    if is_nested(a) != is_nested(b):
+        raise ValueError("The two structures don't have the same nested structure.\n\n"
+                         "First structure: %r\n\nSecond structure: %r" % (nest1, nest2))
+    if not is_nested(a):
+        return
+    if check_types and type(a) is not type(b):
+        both_mappings = isinstance(a, collections.abc.Mapping) and \
+            isinstance(b, collections.abc.Mapping)
+        if not both_mappings:
+            raise TypeError("The two structures don't have the same sequence type. "
+                            "Input structure has type %s, while shallow structure has "
+                            "type %s." % (type(a), type(b)))
+    if isinstance(a, collections.abc.Mapping) and \
+            _sorted_keys(a) != _sorted_keys(b):
+        raise ValueError("The two dictionaries don't have the same set of keys. First "
+                         "structure has keys %s, while second structure has keys %s."
+                         % (list(a), list(b)))
+    children_a, children_b = _children(a), _children(b)
+    if len(children_a) != len(children_b):
+        raise ValueError("The two structures don't have the same number of elements.\n\n"
+                         "First structure (%d elements): %r\n\nSecond structure (%d "
+                         "elements): %r" % (len(children_a), nest1, len(children_b),
+                                            nest2))
+    for x, y in zip(children_a, children_b):
+        _compare(x, y, check_types, nest1, nest2)
 
 
 @tf_export("nest.map_structure", "contrib.framework.nest.map_structure")

@@ -407,22 +407,10 @@ class Layer(object):
     # ------------------------------------------------------------ tracking
     def _tracked_values(self):
         """Layers and variables held by attributes (lists, tuples and dicts searched)."""
-        found, seen = [], set()
-
-        def visit(value, depth):
-            if isinstance(value, (Layer, Variable)):
-                if id(value) not in seen and value is not self:
-                    seen.add(id(value))
-                    found.append(value)
-            elif depth < 8 and isinstance(value, (list, tuple)):
-                for item in value:
-                    visit(item, depth + 1)
-            elif depth < 8 and isinstance(value, dict):
-                for item in list(value.values()):
-                    visit(item, depth + 1)
+        found, seen = [], {id(self)}
         for key, value in list(vars(self).items()):
             if key not in self._UNTRACKED:
-                visit(value, 0)
+                _collect_tracked(value, 0, found, seen)
         return found
 
     def _checkpoint_dependencies(self):
@@ -450,16 +438,8 @@ class Layer(object):
 
     def _flatten_layers(self, include_self=True):
         """This layer and all nested layers, depth-first, each once."""
-        result, seen = [], set()
-
-        def visit(layer):
-            if id(layer) in seen:
-                return
-            seen.add(id(layer))
-            result.append(layer)
-            for child in layer._sublayers():
-                visit(child)
-        visit(self)
+        result = []
+        _collect_layers(self, result, set())
         return result if include_self else result[1:]
 
     def _own_weights(self):
@@ -980,3 +960,28 @@ def _symbolic_graph(flat_inputs):
                     return None
             return graph
     return None
+
+
+# Module-level recursions (self-calling closures would make a reference cycle per call).
+def _collect_tracked(value, depth, found, seen):
+    """Append the layers and variables in `value` (searched 8 containers deep) to `found`."""
+    if isinstance(value, (Layer, Variable)):
+        if id(value) not in seen:
+            seen.add(id(value))
+            found.append(value)
+    elif depth < 8 and isinstance(value, (list, tuple)):
+        for item in value:
+            _collect_tracked(item, depth + 1, found, seen)
+    elif depth < 8 and isinstance(value, dict):
+        for item in list(value.values()):
+            _collect_tracked(item, depth + 1, found, seen)
+
+
+def _collect_layers(layer, result, seen):
+    """Append `layer` and its nested layers, depth-first, each once."""
+    if id(layer) in seen:
+        return
+    seen.add(id(layer))
+    result.append(layer)
+    for child in layer._sublayers():
+        _collect_layers(child, result, seen)

@@ -65,15 +65,15 @@ def _size_dims(size):
 
 def _pack_states(state_size, flat):
     """`flat` states in the nesting of `state_size` (lists), as a cell's `call` gets them."""
-    position = [0]
-
-    def pack(size):
-        if isinstance(size, (list, tuple)) and not isinstance(size, TensorShape):
-            return [pack(item) for item in size]
-        position[0] += 1
-        return flat[position[0] - 1]
-    packed = pack(state_size)
+    packed = _pack_state_sizes(state_size, iter(flat))
     return packed if isinstance(packed, list) else [packed]
+
+
+def _pack_state_sizes(size, states):
+    # module-level recursion: a self-calling closure would keep the states alive in a cycle
+    if isinstance(size, (list, tuple)) and not isinstance(size, TensorShape):
+        return [_pack_state_sizes(item, states) for item in size]
+    return next(states)
 
 
 def _output_size(cell):
