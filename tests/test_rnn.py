@@ -510,8 +510,8 @@ def test_bidirectional_dynamic_rnn_matches_numpy():
                             for b, n in enumerate(lengths)])
     np.testing.assert_allclose(out_fw.numpy(), expected_fw, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out_bw.numpy(), expected_bw, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(state_fw.numpy(), expected_state_fw[0], rtol=1e-5)
-    np.testing.assert_allclose(state_bw.numpy(), expected_state_bw[0], rtol=1e-5)
+    np.testing.assert_allclose(state_fw.numpy(), expected_state_fw[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(state_bw.numpy(), expected_state_bw[0], rtol=1e-5, atol=1e-6)
     outputs, static_fw, static_bw = tf1.nn.static_bidirectional_rnn(
         cell_fw, cell_bw, list(np.transpose(x, (1, 0, 2))), sequence_length=lengths,
         dtype=tf.float32)

@@ -778,6 +778,7 @@ class Graph(object):
         _keep_gradients_differentiable(new, holders)
         module = torch.fx.GraphModule(torch.nn.Module(), new)
         module.needs_grad = bool(holders)
+        module.grad_inputs = _differentiated_inputs(new, holders)
         module.assigned_first = frozenset(
             position for position, node in enumerate(extra_inputs)
             if node.meta["input_kind"] == "variable" and node.meta["variable"]._in_graph()
@@ -888,6 +889,21 @@ def _keep_gradients_differentiable(fx_graph, holders):
         node.target = _DifferentiableGradients(node.target)
 
 
+def _differentiated_inputs(fx_graph, holders):
+    """Positions of the module inputs that gradient nodes differentiate with respect to:
+    the xs of tf.gradients / tape nodes (their inputs after the ys), every input of a
+    control-flow node holding one. Only these become leaves that require grad when the
+    module runs (intermediate xs are made leaves by `gradients_impl._watch`)."""
+    positions = {node: i for i, node in enumerate(
+        n for n in fx_graph.nodes if n.op == "placeholder")}
+    differentiated = set()
+    for holder in holders:
+        count = holder.meta.get("differentiated_inputs")
+        parents = holder.args[count:] if count is not None else holder.all_input_nodes
+        differentiated.update(positions[p] for p in parents if p in positions)
+    return frozenset(differentiated)
+
+
 def _unfed(tensor):
     from tfcompat.framework import errors
     return errors.InvalidArgumentError(
@@ -914,8 +930,8 @@ def _differentiable_leaf(value):
 def run_module(module, feed_values, extra_nodes):
     """Run a GraphModule from build_module with its feeds and graph inputs.
 
-    A module holding gradient nodes gets float inputs that require grad, so that
-    `torch.autograd.grad` inside it can differentiate with respect to any tensor.
+    A module holding gradient nodes runs with grad enabled, and the inputs its gradients
+    are taken with respect to (`module.grad_inputs`) become leaves that require grad.
     """
     if module.assigned_first:
         return _run_initializing_by_assignment(module, feed_values, extra_nodes)
@@ -924,7 +940,9 @@ def run_module(module, feed_values, extra_nodes):
 
 def _call(module, values):
     if module.needs_grad:
-        values = [_differentiable_leaf(v) for v in values]
+        grad_inputs = module.grad_inputs
+        values = [_differentiable_leaf(v) if i in grad_inputs else v
+                  for i, v in enumerate(values)]
         with torch.enable_grad():
             return module(*values)
     return module(*values)
