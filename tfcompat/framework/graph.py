@@ -50,8 +50,23 @@ def _fill(template, values):
     return template
 
 
+def _has_slot(template):
+    cls = type(template)
+    if cls is _Slot:
+        return True
+    if cls is tuple or cls is list:
+        return any(_has_slot(t) for t in template)
+    if cls is dict:
+        return any(_has_slot(t) for t in template.values())
+    return False
+
+
 class BoundOp(object):
-    """An fx call target: the op's torch function with its non-tensor arguments bound."""
+    """An fx call target: the op's torch function with its non-tensor arguments bound.
+
+    A run fills only the arguments that hold inputs (`_arg_fills`, `_kwarg_fills`) into
+    copies of the constant argument lists: graph runs call every op this way.
+    """
 
     def __init__(self, fn, op_type, args_template, kwargs_template):
         self.fn = fn
@@ -59,9 +74,21 @@ class BoundOp(object):
         self.args_template = args_template
         self.kwargs_template = kwargs_template
         self.__name__ = op_type
+        self._arg_fills = [(i, t) for i, t in enumerate(args_template) if _has_slot(t)]
+        self._kwarg_fills = [(k, t) for k, t in kwargs_template.items() if _has_slot(t)]
 
     def __call__(self, *inputs):
-        return self.fn(*_fill(self.args_template, inputs), **_fill(self.kwargs_template, inputs))
+        args = list(self.args_template)
+        for i, template in self._arg_fills:
+            args[i] = inputs[template.index] if type(template) is _Slot \
+                else _fill(template, inputs)
+        kwargs = self.kwargs_template
+        if self._kwarg_fills:
+            kwargs = dict(kwargs)
+            for key, template in self._kwarg_fills:
+                kwargs[key] = inputs[template.index] if type(template) is _Slot \
+                    else _fill(template, inputs)
+        return self.fn(*args, **kwargs)
 
     def __repr__(self):
         return "<op %s>" % self.op_type
