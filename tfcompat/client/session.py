@@ -25,7 +25,6 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.graph import Operation, SymbolicTensor, get_default_graph, run_module
 from tfcompat.framework.tensor import EagerTensor
-from tfcompat.framework.tensor_shape import TensorShape
 
 _local = threading.local()
 
@@ -428,10 +427,19 @@ def _feed_value(tensor, value):
     except (TypeError, ValueError) as e:
         raise FeedError("Cannot feed value %r for Tensor %r of dtype %s: %s"
                         % (value, tensor.name, dtype.name, e))
-    if not tensor.shape.is_compatible_with(TensorShape(array.shape)):
+    if not _shape_accepts(tensor.shape, array.shape):
         raise FeedError("Cannot feed value of shape %s for Tensor %r, which has shape %r"
                         % (array.shape, tensor.name, str(tensor.shape)))
     return ops.constant_to_torch(array, dtype)
+
+
+def _shape_accepts(shape, array_shape):
+    """Whether a value of `array_shape` fits the static `shape` (unknown dims take any)."""
+    dims = shape._dims
+    if dims is None:
+        return True
+    return len(dims) == len(array_shape) and all(
+        d is None or d == n for d, n in zip(dims, array_shape))
 
 
 def _signature_label(fetches, feeds):
