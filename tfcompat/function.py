@@ -98,8 +98,11 @@ class ConcreteFunction(object):
         return _pack_as(self.structured_outputs, flat)
 
     def __call__(self, *args, **kwargs):
-        leaves = [leaf for leaf in _flatten((args, kwargs)) if _is_tensor_arg(leaf)]
-        return self._run([_torch_value(leaf) for leaf in leaves])
+        return self._call_flat(_flatten((args, kwargs)))
+
+    def _call_flat(self, leaves):
+        """Run with the flattened arguments (their tensors are the graph's inputs)."""
+        return self._run([_torch_value(leaf) for leaf in leaves if _is_tensor_arg(leaf)])
 
 
 def _is_tensor_arg(value):
@@ -160,11 +163,12 @@ class Function(object):
             return self._converted(*args, **kwargs)
         if _functions_run_eagerly():
             return self._python_function(*args, **kwargs)
-        key = tuple(_signature_of(leaf) for leaf in _flatten((list(args), kwargs)))
+        leaves = _flatten((list(args), kwargs))
+        key = tuple(_signature_of(leaf) for leaf in leaves)
         concrete = self._concrete.get(key)
         if concrete is None:
             concrete = self._concrete[key] = self._trace(args, kwargs)
-        return concrete(*args, **kwargs)
+        return concrete._call_flat(leaves)
 
     def _trace(self, args, kwargs):
         graph = FuncGraph(self._name)
