@@ -212,16 +212,16 @@ def test_slice_input_producer_over_strings_with_unknown_rows():
     tf1 = tf.compat.v1
     graph = tf.Graph()
     with graph.as_default():
-        names = tf1.placeholder_with_default(
+        names = tf.compat.v1.placeholder_with_default(
             np.array([[b"a", b"b"], [b"c", b"d"], [b"e", b"f"]], dtype=object), [None, 2])
-        name_row, number = tf1.train.slice_input_producer(
+        name_row, number = tf.compat.v1.train.slice_input_producer(
             [names, tf.constant([1, 2, 3])], num_epochs=1, shuffle=False)
-        batch = tf1.train.batch([name_row, number], 2, allow_smaller_final_batch=True)
+        batch = tf.compat.v1.train.batch([name_row, number], 2, allow_smaller_final_batch=True)
         assert name_row.shape.as_list() == [2]
-        with tf1.Session() as sess:
-            sess.run(tf1.local_variables_initializer())
-            coordinator = tf1.train.Coordinator()
-            threads = tf1.train.start_queue_runners(sess, coordinator)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.local_variables_initializer())
+            coordinator = tf.compat.v1.train.Coordinator()
+            threads = tf.compat.v1.train.start_queue_runners(sess, coordinator)
             batches = [sess.run(batch), sess.run(batch)]
             with pytest.raises(errors.OutOfRangeError):
                 sess.run(batch)
@@ -229,3 +229,26 @@ def test_slice_input_producer_over_strings_with_unknown_rows():
             coordinator.join(threads)
     assert [b[0].tolist() for b in batches] == [[[b"a", b"b"], [b"c", b"d"]], [[b"e", b"f"]]]
     assert [b[1].tolist() for b in batches] == [[1, 2], [3]]
+
+
+def test_constant_keeps_the_value_it_was_given_and_is_converted_once():
+    values = np.arange(6, dtype=np.float32).reshape(2, 3)
+    listed = [1, 2, 3]
+    with tf.Graph().as_default():
+        from_array = tf.compat.v1.constant(values)
+        from_list = tf.compat.v1.constant(listed)
+        v = tf.compat.v1.Variable(from_array)
+        with tf.compat.v1.Session() as sess:
+            values[0, 0] = 100.0            # tf.constant copied the value when called
+            listed.append(4)
+            sess.run(v.initializer)
+            sess.run(v.assign_add(tf.compat.v1.ones([2, 3])))
+            first = sess.run(from_array)
+            np.testing.assert_array_equal(first, np.arange(6).reshape(2, 3))
+            np.testing.assert_array_equal(sess.run(from_list), [1, 2, 3])
+            first[0, 0] = -1.0               # fetched values are copies
+            np.testing.assert_array_equal(sess.run(from_array), np.arange(6).reshape(2, 3))
+            sess.run(v.initializer)          # the variable's updates left the constant alone
+            np.testing.assert_array_equal(sess.run(v), np.arange(6).reshape(2, 3))
+            node_target = from_array.op._node.target
+            assert sess.run(from_array).sum() == 15 and node_target._value is not None

@@ -339,8 +339,8 @@ class Session(object):
     def _feeds(self, feed_dict):
         keys, values = [], []
         for key, value in _flat_feed_items((feed_dict or {}).items()):
-            if all(hasattr(key, a) for a in ("indices", "values", "dense_shape")) and \
-                    not isinstance(key, SymbolicTensor):
+            if not isinstance(key, SymbolicTensor) and \
+                    all(hasattr(key, a) for a in ("indices", "values", "dense_shape")):
                 for part in ("indices", "values", "dense_shape"):
                     keys.append(self._feed_key(getattr(key, part)))
                     values.append(_feed_value(keys[-1], getattr(value, part)))

@@ -13,6 +13,7 @@ outputs need (data and control dependencies), with any tensor replaceable by a f
 returns an executable `torch.fx.GraphModule`.
 """
 import contextlib
+import copy
 import operator
 import re
 import threading
@@ -20,7 +21,7 @@ import threading
 import numpy as np
 import torch
 import torch.fx
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
@@ -92,6 +93,27 @@ class BoundOp(object):
 
     def __repr__(self):
         return "<op %s>" % self.op_type
+
+
+class ConstantOp(BoundOp):
+    """A `tf.constant` node: its value is converted on the first run and reused (TF builds a
+    constant once; converting a large numpy constant on every Session.run cost a copy).
+    Ops never modify their inputs in place, and variables initialized from a constant copy
+    it, so the one value is safe to share between runs. As `tf.constant` copies its value
+    when called, later changes to the user's array or list do not reach the graph."""
+
+    def __init__(self, fn, op_type, args_template, kwargs_template):
+        super(ConstantOp, self).__init__(fn, op_type, copy.deepcopy(args_template),
+                                         copy.deepcopy(kwargs_template))
+        self._value = None
+
+    def __call__(self):
+        if self._value is None:
+            value = super(ConstantOp, self).__call__()
+            if isinstance(value, FakeTensor):
+                return value            # a fake run while building: not kept
+            self._value = value
+        return self._value
 
 
 @tf_export("Operation")
@@ -612,7 +634,8 @@ class Graph(object):
         inputs = []
         args_t = self._template(tuple(args), inputs)
         kwargs_t = self._template(dict(kwargs), inputs)
-        bound = BoundOp(fn, op_type, args_t, kwargs_t)
+        op_class = ConstantOp if op_type == "Const" and not inputs else BoundOp
+        bound = op_class(fn, op_type, args_t, kwargs_t)
         fake_out = self._fake_run(bound, [t._fake for t in inputs])
         node = self._fx.create_node("call_function", bound, tuple(t._node for t in inputs))
         operation = self._new_op(op_type, name, node, inputs)
