@@ -230,6 +230,11 @@ def binary_operands(x, y, op_name="BinaryOp"):
     `InvalidArgumentError` (TF never promotes float32+float64 or int32+float32).
     """
     x_type, y_type = type(x), type(y)
+    if x_type is EagerTensor and y_type is EagerTensor:     # the common case, inlined
+        tx, ty = x._t, y._t
+        if tx.dtype is not ty.dtype:
+            raise _operand_mismatch(op_name, tx, ty)
+        return tx, ty
     x_is_tensor = x_type is EagerTensor or (x_type not in _PY_SCALARS and (
         isinstance(x, torch.Tensor) or is_tensor_value(x)))
     y_is_tensor = y_type is EagerTensor or (y_type not in _PY_SCALARS and (
