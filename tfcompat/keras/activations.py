@@ -100,12 +100,15 @@ _ACTIVATIONS = {f.__name__: f for f in (softmax, elu, selu, softplus, softsign, 
 
 @tf_export("keras.activations.serialize")
 def serialize(activation):
-    name = getattr(activation, "__name__", None)
-    if name in _ACTIVATIONS and _ACTIVATIONS[name] is activation:
-        return name
+    """A function's name (built-in or custom: deserializing a custom one needs it in
+    `custom_objects` or `get_custom_objects()`), or {'class_name', 'config'} for an object
+    with `get_config` (an activation layer)."""
     if hasattr(activation, "get_config"):
         return {"class_name": type(activation).__name__, "config": activation.get_config()}
-    raise ValueError("Unknown activation function: %r" % (activation,))
+    name = getattr(activation, "__name__", None)
+    if name is None:
+        raise ValueError("Unknown activation function: %r" % (activation,))
+    return name
 
 
 @tf_export("keras.activations.deserialize")
@@ -113,7 +116,8 @@ def deserialize(name, custom_objects=None):
     if isinstance(name, dict):
         from tfcompat.keras.layers import deserialize as deserialize_layer
         return deserialize_layer(name, custom_objects=custom_objects)
-    found = (custom_objects or {}).get(name) or _ACTIVATIONS.get(name)
+    from tfcompat.keras.utils.generic_utils import get_registered_object
+    found = get_registered_object(name, custom_objects, _ACTIVATIONS)
     if found is None:
         raise ValueError("Unknown activation function: %s. Please ensure this object is "
                          "passed to the `custom_objects` argument." % name)

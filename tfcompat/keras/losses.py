@@ -492,13 +492,13 @@ _CLASSES = {cls.__name__: cls for cls in (
 
 
 def _lookup(name, custom_objects, kind):
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    if name in _FUNCTIONS:
-        return _FUNCTIONS[name]
-    if name in _CLASSES:
-        return _CLASSES[name]
-    raise ValueError("Unknown %s: %s" % (kind, name))
+    from tfcompat.keras.utils.generic_utils import get_registered_object
+    found = get_registered_object(name, custom_objects, _FUNCTIONS)
+    if found is None:
+        found = _CLASSES.get(name)
+    if found is None:
+        raise ValueError("Unknown %s: %s" % (kind, name))
+    return found
 
 
 @tf_export("keras.losses.serialize", v2=["losses.serialize"])

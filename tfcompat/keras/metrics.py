@@ -830,14 +830,16 @@ def serialize(metric):
 @tf_export("keras.metrics.deserialize", v2=["metrics.deserialize"])
 def deserialize(config, custom_objects=None):
     """The metric function or Metric object named by `config`."""
+    from tfcompat.keras.utils.generic_utils import get_registered_object
     if isinstance(config, dict):
         name = config["class_name"]
-        cls = (custom_objects or {}).get(name) or _CLASSES.get(name)
+        cls = get_registered_object(name, custom_objects, _CLASSES)
         if cls is None:
             raise ValueError("Unknown metric function: %s" % name)
         return cls.from_config(config.get("config", {}))
-    if custom_objects and config in custom_objects:
-        return custom_objects[config]
+    registered = get_registered_object(config, custom_objects)
+    if registered is not None:
+        return registered
     obj = _FUNCTIONS.get(config) or _CLASSES.get(config) or losses_mod._FUNCTIONS.get(config)
     if obj is None:
         raise ValueError("Unknown metric function: %s" % config)

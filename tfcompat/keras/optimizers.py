@@ -624,7 +624,8 @@ def serialize(optimizer):
 def deserialize(config, custom_objects=None):
     """An optimizer from {'class_name', 'config'} (class names are case-insensitive)."""
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _CLASSES.get(name.lower())
+    from tfcompat.keras.utils.generic_utils import get_registered_object
+    cls = get_registered_object(name, custom_objects) or _CLASSES.get(name.lower())
     if cls is None:
         raise ValueError("Unknown optimizer: %s" % name)
     return cls.from_config(config.get("config", {}))

@@ -87,7 +87,8 @@ def deserialize(config, custom_objects=None):
     if isinstance(config, str):
         config = {"class_name": config, "config": {}}
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _TABLE.get(name)
+    from tfcompat.keras.utils.generic_utils import get_registered_object
+    cls = get_registered_object(name, custom_objects, _TABLE)
     if cls is None:
         raise ValueError("Unknown regularizer: %s" % name)
     return cls.from_config(config.get("config", {})) if hasattr(cls, "from_config") \

@@ -592,11 +592,15 @@ def _deserialize(config, table, custom_objects):
     if not isinstance(config, dict) or "class_name" not in config:
         raise ValueError("Could not interpret initializer identifier: %r" % (config,))
     name = config["class_name"]
-    found = (custom_objects or {}).get(name) or table.get(name)
+    kwargs = config.get("config") or {}
+    from tfcompat.keras.utils.generic_utils import get_registered_object
+    found = get_registered_object(name, custom_objects)
+    if found is not None and not isinstance(found, type) and not kwargs:
+        return found            # a custom initializer function is used as it is (TF2 Keras)
+    found = found or table.get(name)
     if found is None:
         raise ValueError("Unknown initializer: %s. Please ensure this object is passed to the "
                          "`custom_objects` argument." % name)
-    kwargs = config.get("config") or {}
     if hasattr(found, "from_config"):
         return found.from_config(kwargs)
     return found(**kwargs)

@@ -51,7 +51,8 @@ def serialize(layer):
 def deserialize(config, custom_objects=None):
     """A layer (or model) from `serialize()` output."""
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _layer_classes().get(name)
+    from tfcompat.keras.utils.generic_utils import get_registered_object
+    cls = get_registered_object(name, custom_objects, _layer_classes())
     if cls is None:
         raise ValueError("Unknown layer: %s. Please ensure this object is passed to the "
                          "`custom_objects` argument." % name)
