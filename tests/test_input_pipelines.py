@@ -96,7 +96,12 @@ def test_tfrecord_shuffle_batch_training_pipeline(tmp_path):
     seen = np.concatenate(batches).tolist()
     assert sorted(seen) == sorted(list(range(24)) * 5)  # 120 = 15 full batches, all records
     assert seen[:24] != sorted(seen[:24])
-    assert losses[-1] < losses[0] / 20
+    assert losses[-1] < losses[0]
+    inputs = np.stack([np.arange(24) / 24.0, np.ones(24)], axis=1)
+    targets = (3 * np.arange(24) / 24.0 + 1)[:, None]
+    # on all records, whatever order the two reader threads gave the batches (numpy: the
+    # worst of 200 orders reaches 0.016 of the initial loss)
+    assert np.mean((inputs @ learned - targets) ** 2) < np.mean(targets ** 2) / 20
     expected = np.zeros((2, 1))  # the same gradient steps in numpy, batch by batch
     for batch_ids in batches:
         inputs = np.stack([batch_ids / 24.0, np.ones(len(batch_ids))], axis=1)
