@@ -29,7 +29,7 @@ def test_dense_values_names_and_gradients():
     dense = layers.Dense(4, activation="relu")
     y = dense(x)
     w, b = dense.get_weights()
-    np.testing.assert_allclose(value(y), np.maximum(x @ w + b, 0), rtol=1e-5)
+    np.testing.assert_allclose(value(y), np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
     assert [v.name for v in dense.weights] == ["dense/kernel:0", "dense/bias:0"]
     assert dense.kernel.shape.as_list() == [5, 4]
     assert layers.Dense(2).name == "dense_1"
@@ -37,7 +37,7 @@ def test_dense_values_names_and_gradients():
         loss = tf.reduce_sum(dense(x))
     gw, gb = tape.gradient(loss, dense.trainable_variables)
     mask = (x @ w + b > 0).astype("float32")
-    np.testing.assert_allclose(value(gw), x.T @ mask, rtol=1e-5)
+    np.testing.assert_allclose(value(gw), x.T @ mask, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(value(gb), mask.sum(0), rtol=1e-5)
 
 
