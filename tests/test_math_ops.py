@@ -659,3 +659,25 @@ def test_value_dependent_ops_build_in_graph_mode():
     np.testing.assert_allclose(values[1], [[1, -2], [0, 0], [3, 4]])
     np.testing.assert_array_equal(values[2], [1, 0, 1, 0])
     np.testing.assert_allclose(values[3], [[1, 0], [3, 4]])
+
+
+@pytest.mark.parametrize("fn", [tf.add, tf.subtract, tf.multiply])
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64, tf.int32, tf.uint8, tf.int64])
+def test_eager_fast_path_of_arithmetic_ops_agrees_with_the_op(fn, dtype):
+    """tf.add/subtract/multiply of two eager tensors of one dtype skip the operand rules;
+    the result (values, dtype, wrapping overflow) is the op's own."""
+    x = tf.constant([[250, 3, 7]], dtype)
+    y = tf.constant([[9], [2]], dtype)
+    fast, general = fn(x, y), tf.convert_to_tensor(fn._tfcompat_impl(x, y))
+    assert fast.dtype == general.dtype == dtype
+    np.testing.assert_array_equal(_np(fast), _np(general))
+
+
+def test_eager_fast_path_errors_are_tf_errors():
+    with pytest.raises(errors.InvalidArgumentError, match=r"Incompatible shapes: \[3\] vs. \[2\]"):
+        tf.add(tf.constant([1.0, 2.0, 3.0]), tf.constant([1.0, 2.0]))
+    with pytest.raises(errors.InvalidArgumentError, match="float32 tensor but is a int32"):
+        tf.subtract(tf.constant([1.0]), tf.constant([1]))
+    with pytest.raises(errors.InvalidArgumentError, match="does not support dtype bool"):
+        tf.multiply(tf.constant([True]), tf.constant([True]))
+    assert tf.add(tf.constant(["a"]), tf.constant(["b"])).numpy()[0] == b"ab"

@@ -26,7 +26,7 @@ import weakref
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.eager import tape as tape_lib
+from tfcompat.eager import imperative_grad, tape as tape_lib
 from tfcompat.framework import context
 from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor
@@ -458,9 +458,8 @@ def _target_tensor(target):
 
 def _autograd_grad(outputs, inputs, grad_outputs, retain, create, is_grads_batched=False):
     try:
-        return torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph=retain,
-                                   create_graph=create, allow_unused=True,
-                                   is_grads_batched=is_grads_batched)
+        return imperative_grad.grad(outputs, inputs, grad_outputs, retain, create,
+                                    is_grads_batched)
     except RuntimeError as e:
         if "backward through the graph a second time" in str(e):
             raise RuntimeError(str(e) + _FREED_GRAPH_HINT) from None

@@ -324,11 +324,14 @@ def wrap(result):
     return result
 
 
-def op(*paths, v1=(), v2=(), graph_name=None):
+def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None):
     """Register `fn` (a function over torch tensors) as a TF op under its TF paths.
 
     `graph_name` is the TF op type used for node names in graphs (default: derived from the
     function name, `reduce_mean` -> `Mean` is given explicitly where TF differs).
+    `fast_binary=(torch_fn, dtypes)`, for elementwise ops taking `(x, y, name=None)`: two
+    eager tensors of one dtype among `dtypes` go straight to `torch_fn`, which gives the
+    op's result for them; other operands, and torch's errors, take the op's own path.
     """
     def decorate(fn):
         op_type = graph_name or "".join(p.capitalize() for p in fn.__name__.split("_"))
@@ -351,12 +354,30 @@ def op(*paths, v1=(), v2=(), graph_name=None):
                 return EagerTensor(result)
             return wrap(result)
 
+        if fast_binary is not None:
+            wrapper = _with_fast_binary(wrapper, fn, *fast_binary)
         wrapper._tfcompat_impl = fn
         wrapper._tfcompat_op_type = op_type
         if paths or v1 or v2:
             tf_export(*paths, v1=v1, v2=v2)(wrapper)
         return wrapper
     return decorate
+
+
+def _with_fast_binary(general, fn, torch_fn, fast_dtypes):
+    """`general` (an op wrapper of `fn(x, y, name=None)`) with the `fast_binary` path of
+    `op` in front: a few type checks and the torch call, for the common case."""
+    @functools.wraps(fn)
+    def wrapper(x, y, name=None):
+        if type(x) is EagerTensor and type(y) is EagerTensor and not _state.building_graph:
+            a, b = x._t, y._t
+            if a.dtype is b.dtype and a.dtype in fast_dtypes:
+                try:
+                    return EagerTensor(torch_fn(a, b))
+                except RuntimeError:
+                    pass    # broadcasting errors: the op's own path raises TF's error
+        return general(x, y) if name is None else general(x, y, name=name)
+    return wrapper
 
 
 @tf_export("convert_to_tensor", v1=["convert_to_tensor_or_indexed_slices"])

@@ -14,7 +14,7 @@ import enum
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.eager import tape
+from tfcompat.eager import imperative_grad, tape
 from tfcompat.framework import context, ops
 from tfcompat.framework.graph import SymbolicTensor, get_default_graph, gradients_differentiable
 
@@ -115,10 +115,8 @@ def symbolic_gradients(ys, xs, grad_ys=None, unconnected_gradients=UnconnectedGr
                  if y.requires_grad]
         if not pairs or not x_values:
             return tuple(torch.zeros_like(x) for x in x_values)
-        grads = torch.autograd.grad([p[0] for p in pairs], list(x_values),
-                                    grad_outputs=[p[1] for p in pairs], allow_unused=True,
-                                    retain_graph=True,
-                                    create_graph=gradients_differentiable() or tape.recording())
+        grads = imperative_grad.grad([p[0] for p in pairs], x_values, [p[1] for p in pairs],
+                                     True, gradients_differentiable() or tape.recording())
         return tuple(torch.zeros_like(x) if g is None else g for x, g in zip(x_values, grads))
 
     results = []

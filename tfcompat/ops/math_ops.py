@@ -149,21 +149,31 @@ def _unary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), doc=""):
     return op(*paths, v1=v1, v2=v2, graph_name=op_type)(unary)
 
 
-def _binary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), tensors_only=False, doc=""):
-    """Define and register `fn(x, y, name=None)` = `torch_fn(x, y)` with TF's operand rules."""
+# the dtypes where the torch function of an arithmetic op is exact for two tensors
+_FLOAT_DTYPES = frozenset((torch.float16, torch.bfloat16, torch.float32, torch.float64))
+_REAL_DTYPES = _FLOAT_DTYPES | frozenset((torch.int8, torch.int16, torch.int32, torch.int64,
+                                          torch.uint8, torch.uint16, torch.uint32,
+                                          torch.uint64))
+
+
+def _binary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), tensors_only=False, doc="",
+               fast_dtypes=None):
+    """Define and register `fn(x, y, name=None)` = `torch_fn(x, y)` with TF's operand rules
+    (`fast_dtypes`: two eager tensors of one of these dtypes call `torch_fn` directly)."""
     def binary(x, y, name=None):
         return _elementwise(torch_fn, x, y, op_type, check, tensors_only)
     binary.__name__ = binary.__qualname__ = paths[0].split(".")[-1] if paths else v1[0]
     binary.__doc__ = "`tf.%s`: elementwise with broadcasting, %s inputs of one dtype (TF's " \
                      "%s op).%s" % ((paths or v1)[0], _ALLOWED[check], op_type,
                                    (" " + doc) if doc else "")
-    return op(*paths, v1=v1, v2=v2, graph_name=op_type)(binary)
+    fast_binary = None if fast_dtypes is None else (torch_fn, fast_dtypes)
+    return op(*paths, v1=v1, v2=v2, graph_name=op_type, fast_binary=fast_binary)(binary)
 
 
 # ---------------------------------------------------------------- arithmetic
 
 
-@op("math.add", "add", graph_name="AddV2")
+@op("math.add", "add", graph_name="AddV2", fast_binary=(torch.add, _REAL_DTYPES))
 def add(x, y, name=None):
     """`tf.add`: x + y with broadcasting; string tensors are concatenated like TF."""
     tx, ty = binary_operands(x, y, "AddV2")
@@ -176,8 +186,10 @@ def add(x, y, name=None):
     return _run_binary(torch.add, tx, ty, "AddV2")
 
 
-subtract = _binary_op(torch.sub, "Sub", _is_numeric, "math.subtract", "subtract")
-multiply = _binary_op(torch.mul, "Mul", _is_numeric, "math.multiply", "multiply")
+subtract = _binary_op(torch.sub, "Sub", _is_numeric, "math.subtract", "subtract",
+                      fast_dtypes=_REAL_DTYPES)
+multiply = _binary_op(torch.mul, "Mul", _is_numeric, "math.multiply", "multiply",
+                      fast_dtypes=_REAL_DTYPES)
 
 
 def _pow(tx, ty):
@@ -1181,12 +1193,6 @@ def einsum(equation, *inputs, **kwargs):
 
 def _reflected_name(name):
     return "__r" + name[2:]
-
-
-_FLOAT_DTYPES = frozenset((torch.float16, torch.bfloat16, torch.float32, torch.float64))
-_REAL_DTYPES = _FLOAT_DTYPES | frozenset((torch.int8, torch.int16, torch.int32, torch.int64,
-                                          torch.uint8, torch.uint16, torch.uint32,
-                                          torch.uint64))
 
 
 def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPES):
