@@ -1134,7 +1134,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
     if transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_b and adjoint_b can be True.")
-    ta, tb = _tensor_pair(*binary_operands(a, b, "MatMul"), "MatMul", _is_numeric)
+    ta, tb = binary_operands(a, b, "MatMul")
+    if type(ta) is not torch.Tensor or type(tb) is not torch.Tensor or ta.dtype is torch.bool:
+        ta, tb = _tensor_pair(ta, tb, "MatMul", _is_numeric)
     if ta.ndim < 2 or tb.ndim < 2:
         raise _shape_error("Shape must be rank >= 2 for 'MatMul', got shapes %s and %s" % (
             list(ta.shape), list(tb.shape)), ta)
@@ -1148,7 +1150,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if output_type is not None:
         out = dtypes.as_dtype(output_type).torch_dtype
         ta, tb = ta.to(out), tb.to(out)
-    if ta.device.type != "cpu" and _is_integer(ta):
+    if not ta.is_cpu and _is_integer(ta):
         return _run_binary(_int_matmul, ta, tb, "MatMul")
     return _run_binary(torch.matmul, ta, tb, "MatMul")
 

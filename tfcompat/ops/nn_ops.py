@@ -404,22 +404,25 @@ def softmax_cross_entropy_with_logits_tf2(labels, logits, axis=-1, name=None):
 def _sparse_softmax_xent(labels, logits):
     x = _float(logits, "SparseSoftmaxCrossEntropyWithLogits", "logits")
     y = to_torch(labels)
-    if y.dtype not in (torch.int32, torch.int64):
+    label_dtype = y.dtype
+    if label_dtype is not torch.int32 and label_dtype is not torch.int64:
         raise TypeError("Value passed to parameter 'labels' has DataType %s not in list of "
                         "allowed values: int32, int64" % dtypes.from_torch(y.dtype).name)
-    if y.ndim != x.ndim - 1:
+    x_shape, y_shape = x.shape, y.shape
+    rank = len(y_shape)
+    if rank != len(x_shape) - 1:
         raise ValueError("Rank mismatch: Rank of labels (received %d) should equal rank of "
                          "logits minus 1 (received %d)." % (y.ndim, x.ndim))
-    if tuple(y.shape) != tuple(x.shape[:-1]):
+    if y_shape != x_shape[:-1]:
         raise ValueError("Shape mismatch: The shape of labels (received %s) should equal the "
                          "shape of logits except for the last dimension (received %s)."
                          % (tuple(y.shape), tuple(x.shape)))
-    classes = x.shape[-1]
+    classes = x_shape[-1]
     precise = _upcast(x)
-    if precise.ndim != 2:
+    if rank != 1:
         precise = precise.reshape(-1, classes)
-    target = (y if y.ndim == 1 else y.reshape(-1)).long()
-    if y.device.type == "cpu" and _is_concrete(y):
+    target = (y if rank == 1 else y.reshape(-1)).long()
+    if y.is_cpu and _is_concrete(y):
         # torch's CPU kernel checks the range (like TF's CPU kernel); nothing is ignored.
         try:
             loss = F.cross_entropy(precise, target, reduction="none", ignore_index=_NO_LABEL)
@@ -430,8 +433,8 @@ def _sparse_softmax_xent(labels, logits):
         valid = (target >= 0) & (target < classes)
         loss = F.cross_entropy(precise, torch.where(valid, target, 0), reduction="none")
         loss = torch.where(valid, loss, float("nan"))
-    if y.ndim != 1:
-        loss = loss.reshape(y.shape)
+    if rank != 1:
+        loss = loss.reshape(y_shape)
     return loss if loss.dtype is x.dtype else loss.to(x.dtype)
 
 
