@@ -461,8 +461,10 @@ def variable_storage(value):
     return value if isinstance(value, torch.Tensor) else value._storage()
 
 
+_NOTHING_TO_LEAVE = contextlib.nullcontext()
+
+
 @tf_export("init_scope")
-@contextlib.contextmanager
 def init_scope():
     """Leave every function graph being traced and clear control dependencies, as TF's
     `tf.init_scope` does.
@@ -472,8 +474,12 @@ def init_scope():
     for the ops of an enclosing `tf.control_dependencies` block.
     """
     if not _state.building_graph:     # eager already: nothing to leave or clear
-        yield
-        return
+        return _NOTHING_TO_LEAVE
+    return _leave_graphs()
+
+
+@contextlib.contextmanager
+def _leave_graphs():
     saved = list(_state.graph_stack)
     _state.graph_stack[:] = [g for g in saved if not getattr(g, "building_function", False)]
     context._refresh()

@@ -94,6 +94,8 @@ def _check_static_shape(primary):
 
 def _torch_value(value):
     """The torch tensor an update reads or writes: a variable's storage, else the value."""
+    if type(value) is EagerTensor:
+        return value._t
     if isinstance(value, Variable):
         return value._storage()
     return to_torch(value)
@@ -112,9 +114,13 @@ def fused_update(fn, tensor_lists, hypers, op_type, name=None):
     whose inputs are all the tensors and variables, and its Operation is returned.
     """
     if not _state.building_graph:
-        with torch.no_grad():
+        grad_mode = torch.is_grad_enabled()
+        torch._C._set_grad_enabled(False)     # torch.no_grad() without its context object
+        try:
             fn([[_torch_value(x) for x in items] for items in tensor_lists],
                {k: v if _is_number(v) else _torch_value(v) for k, v in hypers.items()})
+        finally:
+            torch._C._set_grad_enabled(grad_mode)
         return None
     sizes = [len(items) for items in tensor_lists]
     tensor_keys = [k for k, v in hypers.items() if not _is_number(v)]
