@@ -1,13 +1,17 @@
 """Graph mode against raw PyTorch, measured side by side in one run.
 
-Train steps (forward, softmax cross-entropy, gradients, SGD update) of a 784-256-10 MLP at
-batch 64 and a small NHWC CNN at batch 32, run as:
+Train steps (forward, softmax cross-entropy, gradients, SGD or Adam update) of a 784-256-10
+MLP at batch 64 and a small NHWC CNN at batch 32, run as:
   raw torch eager | raw torch.compile | tfcompat eager (GradientTape) |
   tfcompat graph sess.run(train_op) uncompiled | the same compiled (TFCOMPAT_COMPILE=1).
 Repetitions are interleaved and medians reported; compile times are printed separately, and
 a 1000-step total (compile included) compares graph mode with eager mode.
 
-    python scripts/bench_graph.py [--repeats 15] [--inner 20] [--no-compile]
+Raw torch updates with `torch._foreach_add_` (SGD) or `torch.optim.Adam` (its default
+implementation, as a script would write it); tfcompat with tf.train.GradientDescentOptimizer
+or tf.train.AdamOptimizer.
+
+    python scripts/bench_graph.py [--repeats 15] [--inner 20] [--no-compile] [--optimizer adam]
 """
 import argparse
 import os
@@ -20,6 +24,9 @@ import torch
 import tfcompat as tf
 
 LR = 0.01
+ADAM_LR = 0.001
+TF_OPTIMIZERS = {"sgd": lambda: tf.train.GradientDescentOptimizer(LR),
+                 "adam": lambda: tf.train.AdamOptimizer(ADAM_LR)}
 
 
 def mlp_weights(rng):
@@ -53,8 +60,18 @@ def torch_cnn(x, w):
     return h.permute(0, 2, 3, 1).reshape(h.shape[0], -1) @ w[2] + w[3]
 
 
-def torch_step(forward, x, labels, weights):
+def torch_step(forward, x, labels, weights, optimizer="sgd"):
     params = [torch.tensor(w, requires_grad=True) for w in weights]
+    if optimizer == "adam":
+        adam = torch.optim.Adam(params, lr=ADAM_LR, eps=1e-8)
+
+        def adam_step():
+            adam.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.cross_entropy(forward(x, params), labels)
+            loss.backward()
+            adam.step()
+            return loss
+        return adam_step
 
     def step():
         loss = torch.nn.functional.cross_entropy(forward(x, params), labels)
@@ -65,10 +82,10 @@ def torch_step(forward, x, labels, weights):
     return step
 
 
-def tf_eager_step(forward, x, labels, weights):
+def tf_eager_step(forward, x, labels, weights, optimizer="sgd"):
     params = [tf.Variable(w) for w in weights]
     x, labels = tf.constant(x.numpy()), tf.constant(labels.numpy().astype(np.int32))
-    optimizer = tf.train.GradientDescentOptimizer(LR)
+    optimizer = TF_OPTIMIZERS[optimizer]()
 
     def step():
         with tf.GradientTape() as tape:
@@ -79,7 +96,7 @@ def tf_eager_step(forward, x, labels, weights):
     return step
 
 
-def tf_graph_step(forward, x, labels, weights, shape):
+def tf_graph_step(forward, x, labels, weights, shape, optimizer="sgd"):
     graph = tf.Graph()
     with graph.as_default():
         x_in = tf.placeholder(tf.float32, [None] + shape)
@@ -87,7 +104,7 @@ def tf_graph_step(forward, x, labels, weights, shape):
         params = [tf.Variable(w) for w in weights]
         loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
             labels=y_in, logits=forward(x_in, params)))
-        train = tf.train.GradientDescentOptimizer(LR).minimize(loss)
+        train = TF_OPTIMIZERS[optimizer]().minimize(loss)
         sess = tf.Session()
         sess.run(tf.global_variables_initializer())
     feed = {x_in: x.numpy(), y_in: labels.numpy().astype(np.int32)}
@@ -121,20 +138,20 @@ def with_compile_env(value, fn):
 
 
 def measure(forward_tf, forward_torch, x, labels, weights, shape, repeats, inner,
-            compile_variants=True):
+            compile_variants=True, optimizer="sgd"):
     """Median seconds per step of each variant, and compile+first-step seconds."""
     steps = {
-        "torch eager": torch_step(forward_torch, x, labels, weights),
-        "tfcompat eager": tf_eager_step(forward_tf, x, labels, weights),
-        "tfcompat graph": tf_graph_step(forward_tf, x, labels, weights, shape),
+        "torch eager": torch_step(forward_torch, x, labels, weights, optimizer),
+        "tfcompat eager": tf_eager_step(forward_tf, x, labels, weights, optimizer),
+        "tfcompat graph": tf_graph_step(forward_tf, x, labels, weights, shape, optimizer),
     }
     compile_seconds = {}
     if compile_variants:
         torch._dynamo.config.trace_autograd_ops = True
-        compiled = torch.compile(torch_step(forward_torch, x, labels, weights))
+        compiled = torch.compile(torch_step(forward_torch, x, labels, weights, optimizer))
         compile_seconds["torch.compile"] = first_call_seconds(compiled)
         steps["torch.compile"] = compiled
-        graph_compiled = tf_graph_step(forward_tf, x, labels, weights, shape)
+        graph_compiled = tf_graph_step(forward_tf, x, labels, weights, shape, optimizer)
         compile_seconds["tfcompat graph compiled"] = with_compile_env(
             "1", lambda: first_call_seconds(graph_compiled))
         steps["tfcompat graph compiled"] = graph_compiled
@@ -151,7 +168,8 @@ def measure(forward_tf, forward_torch, x, labels, weights, shape, repeats, inner
 
 def bench(name, forward_tf, forward_torch, x, labels, weights, shape, args):
     medians, compile_seconds = measure(forward_tf, forward_torch, x, labels, weights, shape,
-                                       args.repeats, args.inner, not args.no_compile)
+                                       args.repeats, args.inner, not args.no_compile,
+                                       args.optimizer)
     base = medians["torch eager"]
     print("\n%s (ms/step, median of %d x %d)" % (name, args.repeats, args.inner))
     for step_name, median in medians.items():
@@ -168,18 +186,20 @@ def main():
     parser.add_argument("--inner", type=int, default=20)
     parser.add_argument("--no-compile", action="store_true",
                         help="skip torch.compile variants (they take tens of seconds on CPU)")
+    parser.add_argument("--optimizer", choices=sorted(TF_OPTIMIZERS), default="sgd")
     args = parser.parse_args()
     rng = np.random.RandomState(0)
     print("torch %s, %d threads, %s" % (torch.__version__, torch.get_num_threads(),
                                         "cuda" if torch.cuda.is_available() else "cpu"))
     x = torch.tensor(rng.randn(64, 784).astype(np.float32))
     labels = torch.tensor(rng.randint(0, 10, 64))
-    bench("MLP 784-256-10, batch 64, SGD", tf_mlp, torch_mlp, x, labels, mlp_weights(rng),
-          [784], args)
+    update = "Adam" if args.optimizer == "adam" else "SGD"
+    bench("MLP 784-256-10, batch 64, " + update, tf_mlp, torch_mlp, x, labels,
+          mlp_weights(rng), [784], args)
     x = torch.tensor(rng.randn(32, 32, 32, 3).astype(np.float32))
     labels = torch.tensor(rng.randint(0, 10, 32))
-    bench("CNN conv3x3x16 + pool + dense, NHWC 32x32x3, batch 32, SGD", tf_cnn, torch_cnn, x,
-          labels, cnn_weights(rng), [32, 32, 3], args)
+    bench("CNN conv3x3x16 + pool + dense, NHWC 32x32x3, batch 32, " + update, tf_cnn,
+          torch_cnn, x, labels, cnn_weights(rng), [32, 32, 3], args)
 
 
 if __name__ == "__main__":

@@ -355,20 +355,28 @@ class Optimizer(object):
         """A slot made by `initializer` with `shape` and `dtype` (or a tensor value); a
         pending checkpoint restore gives it its saved value (TF's deferred restoration)."""
         named_slots = self._slot_dict(slot_name)
-        if _var_key(var) not in named_slots:
+        key = _var_key(var)
+        slot = named_slots.get(key)
+        if slot is None:
             slot = create_slot(var, initializer, shape, dtype, op_name)
             tracking.restore_slot_on_create(self, var, slot_name, slot)
-            named_slots[_var_key(var)] = slot
-        return named_slots[_var_key(var)]
+            named_slots[key] = slot
+        return slot
 
     def _zeros_slot(self, var, slot_name, op_name):
-        """A slot of zeros shaped like `var`."""
+        """A slot of zeros shaped like `var` (made on the first call, then looked up)."""
+        slot = self.get_slot(var, slot_name)
+        if slot is not None:
+            return slot
         _check_static_shape(var)
         return self._get_or_make_slot_with_initializer(
             var, Zeros(), var.shape, var.dtype.base_dtype, slot_name, op_name)
 
     def _constant_slot(self, var, value, slot_name, op_name):
         """A slot filled with `value`, shaped like `var` (TF builds it from a constant)."""
+        slot = self.get_slot(var, slot_name)
+        if slot is not None:
+            return slot
         _check_static_shape(var)
         return self._get_or_make_slot_with_initializer(
             var, Constant(value), var.shape, var.dtype.base_dtype, slot_name, op_name)
