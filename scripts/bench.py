@@ -11,6 +11,10 @@ targets from the issues, reference figures of real TensorFlow).
 `--quick` is a ~30-second smoke run (few repetitions, small sizes, no torch.compile);
 without it the full run takes several minutes on 2 CPU cores. The workloads themselves live
 in the bench_*.py scripts beside this one, which also run on their own.
+
+The process's malloc is tuned as `python -m tfcompat` tunes it (`cli.tune_allocator`: freed
+tensor memory stays in the process), for raw torch and tfcompat alike; `--default-malloc`
+measures with glibc's defaults (conv steps then spend up to half their time page-faulting).
 """
 import argparse
 import json
@@ -33,6 +37,7 @@ import bench_keras
 import bench_memory
 import bench_summary
 import tfcompat as tf
+from tfcompat import cli
 
 COLUMNS = ("torch eager", "torch.compile", "tfcompat eager", "tfcompat graph",
            "tfcompat graph compiled")
@@ -220,8 +225,9 @@ def ratios(values):
             if base and k in values}
 
 
-def machine():
+def machine(allocator):
     info = {"python": platform.python_version(), "torch": torch.__version__,
+            "malloc": allocator,
             "platform": platform.platform(), "cpus": os.cpu_count(),
             "torch_threads": torch.get_num_threads(), "cuda": torch.cuda.is_available()}
     if info["cuda"]:
@@ -252,12 +258,15 @@ def main():
     parser.add_argument("--quick", action="store_true", help="~30 s smoke run")
     parser.add_argument("--json", help="also write the rows and the machine to this file")
     parser.add_argument("--only", help="comma-separated workloads: " + ",".join(WORKLOADS))
+    parser.add_argument("--default-malloc", action="store_true",
+                        help="leave malloc as it is (the runner tunes it)")
     args = parser.parse_args()
     names = args.only.split(",") if args.only else list(WORKLOADS)
     unknown = [n for n in names if n not in WORKLOADS]
     if unknown:
         parser.error("unknown workloads %s (choose from %s)" % (unknown, ", ".join(WORKLOADS)))
-    info = machine()
+    tuned = not args.default_malloc and cli.tune_allocator()
+    info = machine("tuned as under the runner" if tuned else "default")
     print("machine: %s" % ", ".join("%s %s" % kv for kv in info.items()))
     start = time.perf_counter()
     rows = []

@@ -1,5 +1,6 @@
 """The runner (`python -m tfcompat`), its import hook and its choice of mode and flavour."""
 import os
+import platform
 import subprocess
 import sys
 import textwrap
@@ -350,3 +351,35 @@ def test_detect_acceptance_defaults(name, entry):
     choice = cli.detect(cli.script_sources(entry))
     assert choice.mode == ("graph" if name in GRAPH_BY_DEFAULT else "eager")
     assert choice.flavor == ("v2" if name[:3] in TF2_STYLE else "v1")
+
+
+# ---------------------------------------------------------------- process setup
+
+_REALLOCATION_FAULTS = """
+    import resource
+    import torch
+
+    def faults():
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+    for _ in range(3):
+        a, b = torch.ones(3 << 20), torch.ones(1 << 20)
+        del a, b
+    before = faults()
+    for _ in range(10):
+        a, b = torch.ones(3 << 20), torch.ones(1 << 20)
+        del a, b
+    print(faults() - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+                    reason="glibc only")
+def test_runner_keeps_freed_tensor_memory_in_the_process(tmp_path, monkeypatch):
+    """Under the runner, re-allocating a step's 16 MB of buffers faults no pages in (glibc
+    would otherwise return them to the OS: thousands of page faults per step); malloc
+    settings the user put in the environment are left alone."""
+    assert int(check(run_script(tmp_path, _REALLOCATION_FAULTS)).strip()) < 200
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "131072")
+    assert cli.tune_allocator() is False
+    assert int(check(run_script(tmp_path, _REALLOCATION_FAULTS)).strip()) > 4000

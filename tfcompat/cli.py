@@ -14,7 +14,9 @@ such as `tf.nn.dropout`, behave) is TF1 for graph scripts, for `enable_eager_exe
 import ast
 import atexit
 import collections
+import ctypes
 import os
+import platform
 import runpy
 import sys
 
@@ -222,9 +224,37 @@ def choose(path):
     return choice
 
 
+# glibc mallopt parameters: the largest mmap threshold glibc takes on 64-bit systems, and a
+# trim threshold that keeps a train step's freed buffers in the process.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_ALLOCATOR_SETTINGS = ((_M_MMAP_THRESHOLD, 32 << 20), (_M_TRIM_THRESHOLD, 1 << 30))
+_ALLOCATOR_ENV = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+                  "GLIBC_TUNABLES")
+
+
+def tune_allocator():
+    """Keep freed tensor memory in the process (glibc only): returns whether it was done.
+
+    torch allocates CPU tensors with malloc; glibc serves blocks above its mmap threshold
+    (128 KB at first) with fresh mmaps and returns freed heap memory to the OS, so a train
+    step whose activations are a few MB page-faults all of them in again each step (a
+    small NHWC CNN: ~1,500 faults and half of its 8 ms step). With buffers up to 32 MB
+    kept on the heap and the heap kept, the same step takes ~3.2 ms, in raw torch as under
+    tfcompat. The process keeps its peak memory instead of returning it between steps (as
+    torch's CUDA caching allocator does on GPUs). Not done where the user chose malloc
+    settings in the environment; `import tfcompat` alone leaves malloc as it is.
+    """
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc" or \
+            any(name in os.environ for name in _ALLOCATOR_ENV):
+        return False
+    mallopt = ctypes.CDLL(None).mallopt
+    return all([mallopt(param, value) == 1 for param, value in _ALLOCATOR_SETTINGS])
+
+
 def run(path, args=()):
     """Run a TF script as `__main__` under tfcompat, with `sys.argv = [path, *args]`."""
     choice = choose(path)
+    tune_allocator()
     _import_hook.install()
     _api.set_flavor(choice.flavor)
     context.set_mode(choice.mode)
