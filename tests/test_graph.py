@@ -155,6 +155,33 @@ def test_feed_dict_keys_may_be_nested_structures():
                 sess.run(total, {(c, h): np.ones((1, 2))})
 
 
+def test_fed_arrays_are_shared_only_where_nothing_writes_them():
+    """A fed float32 array is used without a copy (as TF shares aligned feed buffers); the
+    values fetched are copies, a fed variable is copied before assignments write it, and
+    strided, read-only or list values are converted."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [3])
+        v = tf.Variable([0.0, 0.0, 0.0])
+        add = v.assign_add(x)
+        doubled = x * 2
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            fed = np.array([1.0, 2.0, 3.0], np.float32)
+            fetched = sess.run(x, {x: fed})
+            fetched[0] = 99.0
+            assert fed[0] == 1.0
+            mine = np.full(3, 10.0, np.float32)
+            np.testing.assert_array_equal(sess.run(add, {v: mine, x: fed}), [11, 12, 13])
+            np.testing.assert_array_equal(mine, [10, 10, 10])
+            read_only = np.ones(3, np.float32)
+            read_only.flags.writeable = False
+            for value, expected in ((np.arange(6, dtype=np.float32)[::2], [0, 4, 8]),
+                                    (read_only, [2, 2, 2]), ([1, 2, 3], [2, 4, 6]),
+                                    (np.array([1, 2, 3]), [2, 4, 6])):
+                np.testing.assert_array_equal(sess.run(doubled, {x: value}), expected)
+
+
 _ROWS = np.arange(12, dtype=np.float32).reshape(4, 3)
 
 
