@@ -447,8 +447,12 @@ def _shape_accepts(shape, array_shape):
     dims = shape._dims
     if dims is None:
         return True
-    return len(dims) == len(array_shape) and all(
-        d is None or d == n for d, n in zip(dims, array_shape))
+    if len(dims) != len(array_shape):
+        return False
+    for d, n in zip(dims, array_shape):
+        if d is not None and d != n:
+            return False
+    return True
 
 
 def _signature_label(fetches, feeds):

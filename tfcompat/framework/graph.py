@@ -989,10 +989,11 @@ def run_module(module, feed_values, extra_nodes):
 
 
 def _call(module, values):
+    """Run `module` on `values` (a list the caller built: the inputs gradients are taken
+    with respect to are replaced in it by leaves that require grad)."""
     if module.needs_grad:
-        grad_inputs = module.grad_inputs
-        values = [_differentiable_leaf(v) if i in grad_inputs else v
-                  for i, v in enumerate(values)]
+        for i in module.grad_inputs:
+            values[i] = _differentiable_leaf(values[i])
         with torch.enable_grad():
             return module(*values)
     return module(*values)
