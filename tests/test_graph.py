@@ -182,6 +182,35 @@ def test_fed_arrays_are_shared_only_where_nothing_writes_them():
                 np.testing.assert_array_equal(sess.run(doubled, {x: value}), expected)
 
 
+def test_repeated_runs_follow_changes_to_fetches_feeds_and_graph():
+    """A run repeating the previous call's fetches and feed keys reuses what that call
+    resolved; a fetch list changed in place, other feed keys, no feeds, a tuple instead of
+    a list, and ops added to the graph since are all seen."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [])
+        y = tf.compat.v1.placeholder(tf.float32, [])
+        counter = tf.Variable(0.0)
+        step = counter.assign_add(1.0)
+        fetches = [x * 2, step]
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            assert sess.run(fetches, {x: 1.0}) == [2.0, 1.0]
+            assert sess.run(fetches, {x: 3.0}) == [6.0, 2.0]
+            fetches.append(x + 1)
+            assert sess.run(fetches, {x: 3.0}) == [6.0, 3.0, 4.0]
+            assert sess.run(tuple(fetches), {x: 0.0}) == (0.0, 4.0, 1.0)
+            assert sess.run(x + y, {x: 1.0, y: 2.0}) == 3.0
+            total = x + y
+            assert sess.run(total, {y: 2.0, x: 5.0}) == 7.0
+            assert sess.run(total, {y: 2.0, x: 6.0}) == 8.0
+            assert sess.run(step) == 5.0 and sess.run(step) == 6.0
+            later = counter * 10
+            assert sess.run(later) == 60.0
+            with pytest.raises(errors.InvalidArgumentError, match="must feed"):
+                sess.run(total, {y: 2.0})
+
+
 _ROWS = np.arange(12, dtype=np.float32).reshape(4, 3)
 
 

@@ -127,6 +127,43 @@ def _rebuild_fetches(node, values):
     return SparseTensorValue(*[_rebuild_fetches(p, values) for p in payload])
 
 
+class _RunPlan(object):
+    """What a `Session.run` call resolved (its fetch structure, feed keys and executable),
+    reused by the next call passing the same graph elements and feed keys, as a training
+    loop's `sess.run([train_op, loss], {x: ..., y: ...})` does. Only flat fetches of graph
+    elements and feed dicts of graph tensors are planned (nothing that could change)."""
+
+    __slots__ = ("fetch_type", "fetched", "feeds", "fetch", "entry", "version")
+
+    @classmethod
+    def of(cls, fetches, feed_dict, feeds, fetch, entry, version):
+        """The plan of a resolved call, or None when its arguments are not plannable."""
+        fetch_type = type(fetches)
+        fetched = tuple(fetches) if fetch_type is list or fetch_type is tuple else (fetches,)
+        keys = tuple(feed_dict or ())
+        if not all(isinstance(e, (SymbolicTensor, Operation)) for e in fetched) or \
+                len(keys) != len(feeds) or any(k is not f for k, f in zip(keys, feeds)):
+            return None
+        plan = cls()
+        plan.fetch_type, plan.fetched, plan.feeds = fetch_type, fetched, keys
+        plan.fetch, plan.entry, plan.version = fetch, entry, version
+        return plan
+
+    def matches(self, fetches, feed_dict, version):
+        fetched = self.fetched
+        if type(fetches) is not self.fetch_type or version != self.version:
+            return False
+        if type(fetches) is list or type(fetches) is tuple:
+            if len(fetches) != len(fetched) or any(a is not b for a, b in zip(fetches, fetched)):
+                return False
+        elif fetches is not fetched[0]:
+            return False
+        feeds = self.feeds
+        if len(feed_dict or ()) != len(feeds):
+            return False
+        return not feeds or all(a is b for a, b in zip(feed_dict, feeds))
+
+
 _COMPILE_COST_SECONDS = 20.0
 
 EXPLAIN_ENV = "TFCOMPAT_EXPLAIN_COMPILE"
@@ -161,7 +198,7 @@ class CompileStats(object):
 class _Executable(object):
     """One cached signature of Session.run: its GraphModule, compiled when it pays."""
 
-    __slots__ = ("module", "extra", "stats", "compiled", "failed")
+    __slots__ = ("module", "extra", "stats", "compiled", "failed", "policy", "may_compile")
 
     def __init__(self, module, extra, label):
         self.module, self.extra = module, extra
@@ -169,24 +206,30 @@ class _Executable(object):
         self.compiled, self.failed = None, False
         if os.environ.get(EXPLAIN_ENV):
             compile_stats.append(self.stats)
+        self.policy = _compile_policy()     # TFCOMPAT_COMPILE when the signature first runs
+        self.may_compile = self._policy_may_compile()
+
+    def _policy_may_compile(self):
+        """False, with the reason in the stats, where the policy never compiles."""
+        if self.policy in ("0", "false", "no"):
+            self.stats.reason = "TFCOMPAT_COMPILE=0"
+            return False
+        if self.policy not in ("1", "true", "yes") and context.default_device().type != "cuda":
+            self.stats.reason = "default policy on CPU (a compiled step measured no faster)"
+            return False
+        return True
 
     def _want_compile(self):
-        """Whether to compile now; the reason goes into the stats."""
-        stats, policy = self.stats, _compile_policy()
+        """Whether to compile now (the policy allows it); the reason goes into the stats."""
+        stats = self.stats
         if self.failed:
-            return False
-        if policy in ("0", "false", "no"):
-            stats.reason = "TFCOMPAT_COMPILE=0"
             return False
         if stats.runs < 1:
             stats.reason = "ran once (a one-off run is never compiled)"
             return False
-        if policy in ("1", "true", "yes"):
+        if self.policy in ("1", "true", "yes"):
             stats.reason = "TFCOMPAT_COMPILE=1 and run more than once"
             return True
-        if context.default_device().type != "cuda":
-            stats.reason = "default policy on CPU (a compiled step measured no faster)"
-            return False
         if stats.seconds <= _COMPILE_COST_SECONDS:
             stats.reason = "default policy: %.1f s run so far, compiling pays after %.0f s" \
                 % (stats.seconds, _COMPILE_COST_SECONDS)
@@ -196,7 +239,7 @@ class _Executable(object):
 
     def run(self, feed_values):
         stats = self.stats
-        first_compiled = self.compiled is None and self._want_compile()
+        first_compiled = self.may_compile and self.compiled is None and self._want_compile()
         if first_compiled:
             import torch._dynamo
             torch._dynamo.config.trace_autograd_ops = True
@@ -280,6 +323,7 @@ class Session(object):
         self._closed = False
         self._values = {}
         self._cache = {}
+        self._last_plan = None
         self._context_stack = []
         self._on_close = []  # callables cancelling what waits on this session's resources
 
@@ -311,16 +355,24 @@ class Session(object):
         """Evaluate `fetches` (any nested structure) with `feed_dict` substituted."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        fetch = _Fetch(self._graph, fetches)
-        feeds, feed_values = self._feeds(feed_dict)
-        graph_elements = [e for e in fetch.elements if not isinstance(e, EagerTensor)]
-        key = (tuple(id(e) for e in graph_elements), tuple(id(k) for k in feeds),
-               self._graph.version)
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = _Executable(
-                *self._graph.build_module(feeds, graph_elements),
-                label=_signature_label(graph_elements, feeds))
+        plan = self._last_plan
+        if plan is not None and plan.matches(fetches, feed_dict, self._graph.version):
+            fetch, entry = plan.fetch, plan.entry
+            feed_values = [_feed_value(k, v) for k, v in zip(plan.feeds, feed_dict.values())] \
+                if plan.feeds else []
+        else:
+            fetch = _Fetch(self._graph, fetches)
+            feeds, feed_values = self._feeds(feed_dict)
+            graph_elements = [e for e in fetch.elements if not isinstance(e, EagerTensor)]
+            key = (tuple(id(e) for e in graph_elements), tuple(id(k) for k in feeds),
+                   self._graph.version)
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache[key] = _Executable(
+                    *self._graph.build_module(feeds, graph_elements),
+                    label=_signature_label(graph_elements, feeds))
+            self._last_plan = _RunPlan.of(fetches, feed_dict, feeds, fetch, entry,
+                                          self._graph.version)
         previous = getattr(_local, "running", None)
         _local.running = self
         try:
@@ -387,6 +439,7 @@ class Session(object):
             self._on_close.pop()()
         self._values.clear()
         self._cache.clear()
+        self._last_plan = None
 
     @contextlib.contextmanager
     def as_default(self):
