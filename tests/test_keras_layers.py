@@ -244,7 +244,7 @@ def test_time_distributed():
     td = layers.TimeDistributed(layers.Dense(4))
     y = td(x)
     w, b = td.layer.get_weights()
-    np.testing.assert_allclose(value(y), x @ w + b, rtol=1e-5)
+    np.testing.assert_allclose(value(y), x @ w + b, rtol=1e-5, atol=1e-6)
     assert len(td.weights) == 2
 
 
