@@ -16,32 +16,39 @@ from torch.autograd.variable import Variable
 def grad(outputs, inputs, grad_outputs, retain_graph, create_graph, is_grads_batched=False):
     """`torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
     allow_unused=True, is_grads_batched)`: a tuple with None for unreached inputs."""
+    outputs, inputs, grad_outputs = tuple(outputs), tuple(inputs), tuple(grad_outputs)
     if is_grads_batched or not _plain(outputs, inputs, grad_outputs):
         return torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph=retain_graph,
                                    create_graph=create_graph, allow_unused=True,
                                    is_grads_batched=is_grads_batched)
-    outputs, inputs, grad_outputs = tuple(outputs), tuple(inputs), tuple(grad_outputs)
-    if all(t.device.type == "cpu" for t in outputs):
-        return Variable._execution_engine.run_backward(
-            outputs, grad_outputs, retain_graph, create_graph, inputs, True, False)
-    # autograd's device threads see the caller's context (compiler settings), as in torch
-    torch._C._stash_obj_in_tls("context", contextvars.copy_context())
-    try:
-        return Variable._execution_engine.run_backward(
-            outputs, grad_outputs, retain_graph, create_graph, inputs, True, False)
-    finally:
-        torch._C._remove_obj_from_tls("context")
+    for output in outputs:
+        if not output.is_cpu:
+            # autograd's device threads see the caller's context (compiler settings)
+            torch._C._stash_obj_in_tls("context", contextvars.copy_context())
+            try:
+                return _run_backward(outputs, grad_outputs, retain_graph, create_graph,
+                                     inputs, True, False)
+            finally:
+                torch._C._remove_obj_from_tls("context")
+    return _run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs, True, False)
+
+
+_run_backward = Variable._execution_engine.run_backward
 
 
 def _plain(outputs, inputs, grad_outputs):
     """Whether torch.autograd.grad's checks and dispatch would find nothing to do."""
-    if torch.compiler.is_compiling() or torch._C._functorch.peek_interpreter_stack() is not None:
+    if len(outputs) != len(grad_outputs) or torch.compiler.is_compiling() or \
+            torch._C._functorch.peek_interpreter_stack() is not None:
         return False
-    if torch._C._has_torch_function(tuple(outputs) + tuple(inputs)):
+    tensors = outputs + inputs
+    if torch._C._has_torch_function(tensors):
         return False
-    for output, seed in zip(outputs, grad_outputs):
-        if type(output) is not torch.Tensor or type(seed) is not torch.Tensor or \
-                seed.shape != output.shape or seed.dtype != output.dtype or \
-                seed.device != output.device or output.is_nested:
+    for t in tensors:
+        if type(t) is not torch.Tensor:
             return False
-    return len(outputs) == len(grad_outputs) and all(type(t) is torch.Tensor for t in inputs)
+    for output, seed in zip(outputs, grad_outputs):
+        if type(seed) is not torch.Tensor or seed.shape != output.shape or \
+                seed.dtype != output.dtype or seed.device != output.device or output.is_nested:
+            return False
+    return True
