@@ -155,24 +155,34 @@ def test_feed_dict_keys_may_be_nested_structures():
                 sess.run(total, {(c, h): np.ones((1, 2))})
 
 
-def test_fed_arrays_are_shared_only_where_nothing_writes_them():
-    """A fed float32 array is used without a copy (as TF shares aligned feed buffers); the
-    values fetched are copies, a fed variable is copied before assignments write it, and
-    strided, read-only or list values are converted."""
+def test_fed_arrays_are_copied_so_what_a_run_keeps_does_not_change():
+    """Feeds are copied (as TF copies the unaligned arrays it is fed): a dataset initialized
+    from a feed, a py_func keeping its argument, a fed variable that an assignment writes and
+    the values fetched are unaffected by later writes to the caller's arrays; strided,
+    read-only and list values are converted."""
     graph = tf.Graph()
     with graph.as_default():
-        x = tf.compat.v1.placeholder(tf.float32, [3])
+        x = tf.compat.v1.placeholder(tf.float32, [None])
+        iterator = tf.compat.v1.data.make_initializable_iterator(
+            tf.data.Dataset.from_tensor_slices(x))
+        next_element = iterator.get_next()
+        kept = []
+        keep = tf.compat.v1.py_func(lambda a: kept.append(a) or a, [x], tf.float32)
         v = tf.Variable([0.0, 0.0, 0.0])
         add = v.assign_add(x)
         doubled = x * 2
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
             fed = np.array([1.0, 2.0, 3.0], np.float32)
+            sess.run(iterator.initializer, {x: fed})
+            sess.run(keep, {x: fed})
             fetched = sess.run(x, {x: fed})
-            fetched[0] = 99.0
-            assert fed[0] == 1.0
+            fed[:] = 99.0
+            fetched[1] = -1.0
+            assert sess.run(next_element) == 1.0 and sess.run(next_element) == 2.0
+            np.testing.assert_array_equal(kept[0], [1, 2, 3])
             mine = np.full(3, 10.0, np.float32)
-            np.testing.assert_array_equal(sess.run(add, {v: mine, x: fed}), [11, 12, 13])
+            np.testing.assert_array_equal(sess.run(add, {v: mine, x: [1, 2, 3]}), [11, 12, 13])
             np.testing.assert_array_equal(mine, [10, 10, 10])
             read_only = np.ones(3, np.float32)
             read_only.flags.writeable = False

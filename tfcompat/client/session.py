@@ -473,10 +473,9 @@ class Session(object):
 def _feed_value(tensor, value):
     """Convert a fed value to the key's dtype; a shape the key cannot take is an error.
 
-    A C-contiguous, writeable numpy array of the key's dtype is used without a copy on the
-    CPU, as TF shares the buffer of an aligned fed array: ops never write to their inputs
-    and fetched values are copies. A fed variable (storage that assignments write) is
-    copied."""
+    The value is copied, as TF copies the (usually not 64-byte aligned) numpy arrays it is
+    fed: what a run keeps (a dataset initialized from a feed, a py_func's argument, a fed
+    variable that assignments write) must not change when the caller reuses the array."""
     dtype = tensor.dtype
     if isinstance(value, EagerTensor):
         value = value.numpy()
@@ -490,10 +489,6 @@ def _feed_value(tensor, value):
     if not _shape_accepts(tensor.shape, array.shape):
         raise FeedError("Cannot feed value of shape %s for Tensor %r, which has shape %r"
                         % (array.shape, tensor.name, str(tensor.shape)))
-    if array is value and array.flags.c_contiguous and array.flags.writeable and \
-            dtype is not dtypes.bfloat16 and tensor.op.type != "VarHandleOp" and \
-            context.current_device().type == "cpu":
-        return torch.from_numpy(array)
     return ops.constant_to_torch(array, dtype)
 
 
