@@ -376,7 +376,7 @@ def _with_fast_binary(general, fn, torch_fn, fast_dtypes):
                     return EagerTensor(torch_fn(a, b))
                 except RuntimeError:
                     pass    # broadcasting errors: the op's own path raises TF's error
-        return general(x, y) if name is None else general(x, y, name=name)
+        return general(x, y, name=name)
     return wrapper
 
 
