@@ -230,6 +230,65 @@ def test_softmax_cross_entropy_gradients():
     assert torch.autograd.grad(loss2.sum(), [labels])[0] is not None
 
 
+XENT_LOGITS = np.array([[1, 2, 3, 4], [0, 0, 0, 0], [-1, .5, 2, 1]], np.float32)
+XENT_LABELS = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, .5, .5, 0]], np.float32)
+XENT_LOSS = [3.4401898, 1.3862944, 1.2451818]             # TF's values
+XENT_LOSS_FIRST_LABEL = [3.4401898, 1.3862944, 3.4951818]  # labels [1, C] for every row
+XENT_LOGITS_GRAD = [[-0.9679414, 0.08714431, 0.2368828, 0.64391416],
+                    [0.25, 0.25, -0.75, 0.25],
+                    [0.03034323, -0.36401108, 0.10946012, 0.22420782]]
+
+
+@pytest.mark.parametrize("xent", [tf.nn.softmax_cross_entropy_with_logits_v2,
+                                  tf.compat.v2.nn.softmax_cross_entropy_with_logits,
+                                  tf.compat.v1.nn.softmax_cross_entropy_with_logits])
+def test_softmax_cross_entropy_flattens_and_broadcasts_labels(xent):
+    """TF flattens labels and logits to [-1, classes] and broadcasts the two matrices:
+    labels [1, N, C] fit logits [N, C], labels [C] or [1, C] serve every row."""
+    close(xent(labels=XENT_LABELS[None], logits=XENT_LOGITS), XENT_LOSS)
+    close(xent(labels=XENT_LABELS, logits=XENT_LOGITS[None]), [XENT_LOSS])
+    close(xent(labels=XENT_LABELS[:1], logits=XENT_LOGITS), XENT_LOSS_FIRST_LABEL)
+    close(xent(labels=XENT_LABELS[0], logits=XENT_LOGITS), XENT_LOSS_FIRST_LABEL)
+    with pytest.raises(errors.InvalidArgumentError, match="broadcastable"):
+        xent(labels=XENT_LABELS[:2, None], logits=XENT_LOGITS)
+    with pytest.raises(errors.InvalidArgumentError, match="reshape"):
+        xent(labels=XENT_LABELS, logits=XENT_LOGITS[:1])
+
+
+def test_softmax_cross_entropy_broadcast_labels_in_a_graph_with_gradients():
+    with tf.Graph().as_default():
+        logits = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        labels = tf.compat.v1.placeholder(tf.float32, [1, None, 4])
+        loss = tf.compat.v1.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
+                                                                    logits=logits)
+        assert loss.shape.as_list() == [None]
+        v1_loss = tf.compat.v1.nn.softmax_cross_entropy_with_logits(labels=labels,
+                                                                    logits=logits)
+        grads = tf.compat.v1.gradients(tf.reduce_sum(loss), [logits, labels])
+        v1_grads = tf.compat.v1.gradients(tf.reduce_sum(v1_loss), [logits])
+        with tf.compat.v1.Session() as sess:
+            out, g_logits, g_labels, v1_g_logits = sess.run(
+                [loss, grads[0], grads[1], v1_grads[0]],
+                {logits: XENT_LOGITS, labels: XENT_LABELS[None]})
+    close(out, XENT_LOSS)
+    close(g_logits, XENT_LOGITS_GRAD)
+    close(v1_g_logits, XENT_LOGITS_GRAD)
+    log_softmax = XENT_LOGITS - np.log(np.exp(XENT_LOGITS).sum(-1, keepdims=True))
+    close(g_labels, -log_softmax[None])
+
+
+def test_softmax_cross_entropy_broadcast_labels_eager_gradients():
+    logits = tf.Variable(XENT_LOGITS)
+    labels = tf.Variable(XENT_LABELS[:1])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.compat.v2.nn.softmax_cross_entropy_with_logits(labels, logits))
+    g_logits, g_labels = tape.gradient(loss, [logits, labels])
+    close(g_logits, np.exp(XENT_LOGITS) / np.exp(XENT_LOGITS).sum(-1, keepdims=True)
+          - XENT_LABELS[:1])
+    log_softmax = XENT_LOGITS - np.log(np.exp(XENT_LOGITS).sum(-1, keepdims=True))
+    close(g_labels, -log_softmax.sum(0, keepdims=True))     # summed over the rows it served
+
+
 def test_sparse_softmax_cross_entropy():
     logits = randn(4, 5)
     labels = np.array([0, 4, 2, 1], np.int64)

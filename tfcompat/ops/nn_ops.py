@@ -362,22 +362,36 @@ def zero_fraction(value, name=None):
 
 
 def _softmax_xent(labels, logits, axis):
+    """TF's softmax_cross_entropy_with_logits_v2_helper: `axis` is moved last in both
+    inputs, both are flattened to [-1, classes] matrices (so labels [1, N, C] fit logits
+    [N, C]), the kernel broadcasts the two matrices (BCast: labels [1, C] serve every row),
+    and the loss takes the logits' shape without `axis`. Where TF's gradient for broadcast
+    labels has the broadcast shape, ours is summed to the labels' shape."""
     x = _float(logits, "SoftmaxCrossEntropyWithLogits", "logits")
     y = to_torch(labels)
     precise = _upcast(x)
     y = y.to(precise.dtype)  # TF casts labels to the logits' dtype
+    if x.ndim == 0 or y.ndim == 0:
+        raise errors.InvalidArgumentError(
+            "logits and labels must be either 2-dimensional, or broadcasted to be "
+            "2-dimensional: logits_size=%s labels_size=%s" % (list(x.shape), list(y.shape)))
+    if axis not in (-1, x.ndim - 1):
+        precise, y = precise.movedim(axis, -1), y.movedim(axis, -1)
+    loss_shape = precise.shape[:-1]
+    precise = precise.reshape(-1, precise.shape[-1])
+    y = y.reshape(-1, y.shape[-1])
     try:
-        shape = torch.broadcast_shapes(y.shape, x.shape)
+        rows = torch.broadcast_shapes(y.shape, precise.shape)[0]
     except RuntimeError:
         raise errors.InvalidArgumentError(
             "logits and labels must be broadcastable: logits_size=%s labels_size=%s"
-            % (list(x.shape), list(y.shape))) from None
-    if tuple(shape) != tuple(x.shape):
+            % (list(precise.shape), list(y.shape))) from None
+    if rows != precise.shape[0]:
         raise errors.InvalidArgumentError(
-            "logits and labels must be broadcastable: logits_size=%s labels_size=%s"
-            % (list(x.shape), list(y.shape)))
-    loss = -torch.sum(y * F.log_softmax(precise, dim=axis), dim=axis)
-    return loss.to(x.dtype)
+            "Input to reshape is a tensor with %d values, but the requested shape has %d"
+            % (rows, precise.shape[0]))
+    loss = -torch.sum(y * F.log_softmax(precise, dim=-1), dim=-1)
+    return loss.reshape(loss_shape).to(x.dtype)
 
 
 @op(v1=["nn.softmax_cross_entropy_with_logits"])
