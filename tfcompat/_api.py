@@ -4,7 +4,8 @@
 prefix. Paths that exist in only one API version are given as `v1=[...]` or `v2=[...]`;
 where the two versions differ under the same path (`tf.nn.dropout`, `tf.summary.scalar`),
 both are registered and the top-level namespace shows the flavour of the running script
-(`set_flavor`). `build_namespaces` turns the records into modules:
+(`set_flavor`: the TensorFlow major version the script was written for, chosen by the runner or
+by `TFCOMPAT_API=1|2`). `build_namespaces` turns the records into modules:
 
 - `tfcompat`, `tfcompat.nn`, `tfcompat.train`, ... : every registered path (the top level);
 - `tfcompat.compat.v1...` : paths of TF's compat.v1 API (plus legacy-only ones like contrib);
@@ -25,7 +26,9 @@ import sys
 import types
 
 _COMMON, _V1, _V2 = {}, {}, {}
-_FLAVOR = "v1"
+API_ENV = "TFCOMPAT_API"
+_FLAVOR = "v1"       # which version's object the top level shows where the two differ
+_BEHAVIOR = "v1"     # TF2 behaviour (TF's `tf2.enabled()`): Keras defaults, TensorShape, ==
 _SYMBOLS_DIR = os.path.join(os.path.dirname(__file__), "_symbols")
 _known_paths = {}
 
@@ -97,6 +100,32 @@ def known_paths(version):
         with open(os.path.join(_SYMBOLS_DIR, "tf1.txt" if version == "v1" else "tf2.txt")) as f:
             _known_paths[version] = set(f.read().split())
     return _known_paths[version]
+
+
+def only_in(version):
+    """TF paths (namespaces included) that exist in `version`'s API and not in the other's:
+    `Session` and `summary.FileWriter` for "v1", `random.set_seed` for "v2". A namespace
+    either version has (`summary`, `summary.experimental`) is in neither set."""
+    key = "only-" + version
+    if key not in _known_paths:
+        def with_namespaces(paths):
+            return paths | {".".join(path.split(".")[:i]) for path in paths
+                            for i in range(1, path.count(".") + 1)}
+        own, other = (with_namespaces(known_paths(v))
+                      for v in (version, "v2" if version == "v1" else "v1"))
+        _known_paths[key] = frozenset(own - other)
+    return _known_paths[key]
+
+
+def flavor_from_env():
+    """"v1"/"v2" as `TFCOMPAT_API=1|2` forces, None when unset; ValueError for other values."""
+    value = os.environ.get(API_ENV, "").strip().lower()
+    if not value:
+        return None
+    if value not in ("1", "2", "v1", "v2"):
+        raise ValueError("%s must be 1 or 2 (the TensorFlow API version to emulate), not %r"
+                         % (API_ENV, os.environ[API_ENV]))
+    return "v" + value[-1]
 
 
 def is_tf_symbol(path, version=None):
@@ -272,16 +301,36 @@ def build_namespaces(root_name="tfcompat"):
 
 
 def set_flavor(flavor, root_name="tfcompat"):
-    """Show v1 (`"v1"`) or v2 (`"v2"`) semantics where the two differ under one top-level path."""
+    """Emulate TensorFlow 1 (`"v1"`) or 2 (`"v2"`): the top level shows that version's object
+    where the two differ under one path (`tf.nn.dropout`, `tf.__version__`), and its behaviour
+    (`set_behavior`) is switched on."""
     global _FLAVOR
     if flavor not in ("v1", "v2"):
         raise ValueError("flavor must be 'v1' or 'v2', not %r" % (flavor,))
     _FLAVOR = flavor
+    set_behavior(flavor)
     for path, obj in (_V1 if flavor == "v1" else _V2).items():
         owner = _owner(path)
         if owner is None or owner in _loaded:
             _place(root_name, None, path, obj)
 
 
+def set_behavior(flavor):
+    """Switch TF2 behaviour on (`"v2"`) or off (`"v1"`) without changing any name, as
+    `tf.compat.v1.enable_v2_behavior()` / `disable_v2_behavior()` do: in TensorFlow 2
+    `tf.nn.dropout` stays the TF2 function after `disable_v2_behavior()`, in TF 1.15 the TF1
+    one after `enable_v2_behavior()`."""
+    global _BEHAVIOR
+    if flavor not in ("v1", "v2"):
+        raise ValueError("flavor must be 'v1' or 'v2', not %r" % (flavor,))
+    _BEHAVIOR = flavor
+
+
 def flavor():
+    """"v2" while TF2 behaviour is on (TF's `tf2.enabled()`), else "v1"."""
+    return _BEHAVIOR
+
+
+def api_version():
+    """"v1"/"v2": which version's objects the top-level names show."""
     return _FLAVOR

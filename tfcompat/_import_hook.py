@@ -111,7 +111,7 @@ def _registered(inner, name):
     paths = [".".join(parts[i:] + [name]) for i in range(len(parts) + 1)]
     for path in paths:
         _api.load_lazy(path)
-    flavored = _api._flavored(_api.flavor())
+    flavored = _api._flavored(_api.api_version())
     for path in paths:
         if path in flavored:
             return flavored[path]

@@ -16,6 +16,7 @@ import threading
 
 import torch
 
+from tfcompat import _api
 from tfcompat._api import tf_export
 
 MODE_ENV = "TFCOMPAT_MODE"
@@ -95,13 +96,14 @@ def set_mode(mode, reason=None):
 
 
 def announce(reason):
-    """Print the chosen mode once to stderr with how to override it."""
+    """Print the chosen mode and TF API version once to stderr with how to override them."""
     if _process.announced:
         return
     _process.announced = True
     mode = "eager" if state.eager else "graph"
-    sys.stderr.write("tfcompat: running in %s mode (%s); set TFCOMPAT_MODE=eager or "
-                     "TFCOMPAT_MODE=graph to override.\n" % (mode, reason))
+    sys.stderr.write("tfcompat: running in %s mode with the TF%s API (%s); set TFCOMPAT_MODE="
+                     "eager|graph or %s=1|2 to override.\n"
+                     % (mode, _api.api_version()[1], reason, _api.API_ENV))
 
 
 def push_graph(graph):
@@ -152,15 +154,15 @@ def disable_eager_execution():
 
 @tf_export(v1=["enable_v2_behavior"])
 def enable_v2_behavior():
-    from tfcompat import _api
-    _api.set_flavor("v2")
+    """TF2 behaviour and eager mode; the names stay those of the emulated TF version."""
+    _api.set_behavior("v2")
     set_mode("eager")
 
 
 @tf_export(v1=["disable_v2_behavior"])
 def disable_v2_behavior():
-    from tfcompat import _api
-    _api.set_flavor("v1")
+    """TF1 behaviour and graph mode; under TF2 `tf.nn.dropout` etc. stay TF2's functions."""
+    _api.set_behavior("v1")
     set_mode("graph")
 
 
