@@ -163,6 +163,8 @@ class Function(object):
             return self._converted(*args, **kwargs)
         if _functions_run_eagerly():
             return self._python_function(*args, **kwargs)
+        if self._input_signature is not None:
+            return self._signature_function()._call_flat(self._bind_to_signature(args, kwargs))
         leaves = _flatten((list(args), kwargs))
         key = tuple(_signature_of(leaf) for leaf in leaves)
         concrete = self._concrete.get(key)
@@ -170,18 +172,50 @@ class Function(object):
             concrete = self._concrete[key] = self._trace(args, kwargs)
         return concrete._call_flat(leaves)
 
+    def _signature_function(self):
+        """The one trace an `input_signature` makes: its placeholders have the specs' shapes
+        (`TensorSpec(None)` is of unknown rank, as TF traces it)."""
+        concrete = self._concrete.get("input_signature")
+        if concrete is None:
+            concrete = self._concrete["input_signature"] = self._trace(
+                list(self._input_signature), {})
+        return concrete
+
+    def _bind_to_signature(self, args, kwargs):
+        """The call's tensors converted to the specs' dtypes; like TF 2.15, a TypeError if
+        one does not fit its spec (or the structure differs)."""
+        from tfcompat.framework.ops import convert_to_tensor
+        specs = _flatten(list(self._input_signature))
+        leaves = _flatten((list(args), kwargs))
+        if kwargs or len(leaves) != len(specs):
+            raise TypeError("Binding inputs to tf.function `%s` failed: the call's arguments "
+                            "%r do not match its input_signature %r"
+                            % (self._name, (args, kwargs), self._input_signature))
+        tensors = []
+        for value, spec in zip(leaves, specs):
+            tensor = convert_to_tensor(value, dtype=spec.dtype) \
+                if not isinstance(value, EagerTensor) else value
+            if tensor.dtype != spec.dtype or not spec.shape.is_compatible_with(tensor.shape):
+                raise TypeError("Binding inputs to tf.function `%s` failed due to `Can not cast "
+                                "%r to %r`" % (self._name, TensorSpec.from_tensor(tensor), spec))
+            tensors.append(tensor)
+        return tensors
+
     def _trace(self, args, kwargs):
         graph = FuncGraph(self._name)
         placeholders = []
 
         def symbolic(value):
-            if _is_tensor_arg(value):
+            if isinstance(value, TensorSpec):
+                tensor = graph.placeholder(value.dtype, value.shape)
+            elif _is_tensor_arg(value):
                 dtype = value.dtype if isinstance(value, EagerTensor) else \
                     dtypes.as_dtype(value.dtype)
                 tensor = graph.placeholder(dtype, list(np.shape(value)))
-                placeholders.append(tensor)
-                return tensor
-            return value
+            else:
+                return value
+            placeholders.append(tensor)
+            return tensor
         with graph.as_default():
             flat = [symbolic(leaf) for leaf in _flatten((list(args), kwargs))]
             sym_args, sym_kwargs = _pack_as((list(args), kwargs), flat)
@@ -189,10 +223,8 @@ class Function(object):
         return ConcreteFunction(graph, placeholders, outputs)
 
     def get_concrete_function(self, *args, **kwargs):
-        if not args and not kwargs and self._input_signature is not None:
-            args = tuple(EagerTensor(torch.zeros([d or 1 for d in spec.shape.as_list()],
-                                                 dtype=spec.dtype.torch_dtype))
-                         for spec in self._input_signature)
+        if self._input_signature is not None:
+            return self._signature_function()
         key = tuple(_signature_of(leaf) for leaf in _flatten((list(args), kwargs)))
         if key not in self._concrete:
             self._concrete[key] = self._trace(args, kwargs)

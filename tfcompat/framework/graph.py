@@ -200,7 +200,11 @@ class SymbolicTensor(Tensor):
         return self._static.rank
 
     def set_shape(self, shape):
+        rank_was_unknown = self._static.rank is None
         self._static = self._static.merge_with(shape)
+        if rank_was_unknown and self._static.rank is not None:
+            # the stand-in fake of an unknown-rank tensor becomes one of its new shape
+            self._fake = self.graph._fake_for_shape(self._static, self._dtype)
 
     def _node_ref(self):
         return self._node
@@ -252,6 +256,24 @@ def _static_shape(value):
     if not isinstance(value, torch.Tensor):
         return TensorShape(np.shape(value))
     return TensorShape._from_sizes(int(d) if isinstance(d, int) else None for d in value.shape)
+
+
+def _flatten_fakes(value):
+    """The tensors (torch or numpy string arrays) of an op's fake result, in order."""
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in _flatten_fakes(item)]
+    return []
+
+
+def _agreed_shape(shapes):
+    """What static shapes from stand-ins of several ranks agree on: their rank if all
+    have it (else unknown), and each dim that all know and share."""
+    if len({shape.rank for shape in shapes}) > 1:
+        return TensorShape(None)
+    dims = zip(*[shape.as_list() for shape in shapes])
+    return TensorShape([column[0] if len(set(column)) == 1 else None for column in dims])
 
 
 def _has_unknown_dims(fake):
@@ -536,8 +558,8 @@ class Graph(object):
             return np.full([d if d is not None else 2 * i + 3 for i, d in enumerate(dims)],
                            b"0", dtype=object)
         if shape.rank is None:
-            # Unknown rank: shape inference sees a scalar; static shapes of tensors computed
-            # from it are reported as unknown (see record).
+            # Unknown rank: this scalar only gives the dtype; ops using the tensor run on
+            # stand-ins of several ranks (see _fake_run_unknown_rank).
             return self._fake_mode.from_tensor(torch.empty((), dtype=dtype.torch_dtype))
         from torch.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
         hint = [d if d is not None else 2 * i + 3 for i, d in enumerate(shape.as_list())]
@@ -636,15 +658,22 @@ class Graph(object):
         kwargs_t = self._template(dict(kwargs), inputs)
         op_class = ConstantOp if op_type == "Const" and not inputs else BoundOp
         bound = op_class(fn, op_type, args_t, kwargs_t)
-        fake_out = self._fake_run(bound, [t._fake for t in inputs])
+        unknown_rank = [i for i, t in enumerate(inputs) if t._static.rank is None]
+        if unknown_rank:
+            fake_out, static_shapes = self._fake_run_unknown_rank(bound, inputs, unknown_rank)
+        else:
+            fake_out = self._fake_run(bound, [t._fake for t in inputs])
         node = self._fx.create_node("call_function", bound, tuple(t._node for t in inputs))
         operation = self._new_op(op_type, name, node, inputs)
         outputs = self._outputs(operation, node, fake_out)
         if outputs is None:
             return operation
-        if any(t._static.rank is None for t in inputs):
-            for tensor in operation.outputs:
-                tensor._static = TensorShape(None)
+        if unknown_rank:
+            for tensor, static in zip(operation.outputs, static_shapes):
+                tensor._static = static
+                if static.rank is not None and \
+                        static.as_list() != _static_shape(tensor._fake).as_list():
+                    tensor._fake = self._fake_for_shape(static, tensor._dtype)
         elif any(t._dtype is dtypes.string and not t._static.is_fully_defined()
                  for t in inputs):
             for tensor in operation.outputs:
@@ -684,6 +713,44 @@ class Graph(object):
         if result is None:
             raise failure
         return result
+
+    def _fake_run_unknown_rank(self, bound, inputs, unknown_rank):
+        """`bound` run for an op with unknown-rank inputs: (fake outputs, static shapes).
+
+        An unknown-rank tensor has no fake of its own rank: each op using it runs on
+        stand-ins of every rank from 0 to two more than its other inputs' largest rank, at
+        least to 4 (all unknown-rank inputs taking the same rank, all dims unknown). A rank no stand-in
+        accepts is what TF's shape inference would reject for any rank; if no rank is
+        accepted, the last failure is raised. An output's static shape keeps what all
+        accepted ranks agree on (a rank, then each dim): `tf.matmul(x, w)` is `<unknown>`,
+        `tf.reduce_sum(x)` is `()`, `tf.shape(x)` is `(None,)`. Ops whose rank requirement
+        TF checks in Python (`tf.unstack`, Dense layers) read the static shape and raise.
+        We differ from TF where its shape functions assume a rank (TF1's MatMul on an
+        unknown-rank input gives `(None, 10)`, we `<unknown>`), and where unknown-rank
+        inputs must have different ranks (`bias_add` of two of them): we raise."""
+        known_ranks = [t._static.rank for t in inputs if t._static.rank is not None]
+        runs, failure = [], None
+        for rank in range(max(known_ranks + [2]) + 3):
+            fakes = [t._fake for t in inputs]
+            for i in unknown_rank:
+                fakes[i] = self._fake_for_shape(TensorShape([None] * rank), inputs[i]._dtype)
+            try:
+                result = self._fake_run(bound, fakes)
+            except Exception as error:      # noqa: BLE001 - this rank is not accepted
+                failure = error
+                continue
+            runs.append(result)
+            outputs = [_flatten_fakes(run) for run in runs]
+            if len({len(fakes) for fakes in outputs}) > 1:
+                raise ValueError("%s cannot be built for an input of unknown rank: its "
+                                 "number of outputs depends on the rank" % bound.op_type)
+            static_shapes = [_agreed_shape([_static_shape(f) for f in fakes])
+                             for fakes in zip(*outputs)]
+            if len(runs) > 1 and all(shape.rank is None for shape in static_shapes):
+                break       # nothing more to learn from other ranks
+        if not runs:
+            raise failure
+        return runs[0], static_shapes
 
     def _outputs(self, operation, node, fake_out):
         """Wrap the fake result's tensors as SymbolicTensors (getitem nodes for sequences)."""

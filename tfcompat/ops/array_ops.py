@@ -642,6 +642,10 @@ def unstack(value, num=None, axis=0, name="unstack"):
     if t.ndim == 0:
         raise ValueError("Input shape must have rank at least 1, got a scalar")
     a = _axis(axis, t.ndim, "Unpack")
+    if num is None and isinstance(t.shape[a], torch.SymInt):
+        # a graph tensor whose dim is unknown (TF reads it from the static shape)
+        raise ValueError("Cannot infer argument `num` from shape %s" % _shape_str(
+            [d if isinstance(d, int) else None for d in t.shape]))
     if num is not None and _as_int(num) != t.shape[a]:
         raise errors.InvalidArgumentError(
             "Input shape axis %d must equal %d, got shape %s"
