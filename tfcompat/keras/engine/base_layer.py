@@ -5,7 +5,9 @@
   names, as Keras' name scopes give). Variables made while a `tf.function` traces are made
   outside it (`tf.init_scope`); in a TF1 graph they are graph variables.
 - Sub-layers and variables assigned to attributes (also inside lists, tuples and dicts) are
-  tracked: their weights, losses and updates belong to the layer.
+  tracked: their weights, losses and updates belong to the layer. A layer is a `tf.Module`:
+  the variables of plain `tf.Module`s it holds are among its weights, and `submodules` (or a
+  `tf.Module` holding the layer) walks the same attributes Keras tracks.
 - `training`: an explicit value wins, then the value of the enclosing layer call, then a
   learning phase fixed with `set_learning_phase`; else the `call` signature's default.
 - Called on Keras symbolic tensors (`tf.keras.Input`) the call is recorded as a `Node`, from
@@ -23,6 +25,7 @@ from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import backend
+from tfcompat.module.module import Module, ModuleNameScope
 from tfcompat.variables import Variable, VariableAggregation, VariableSynchronization
 
 _state = context.state
@@ -253,8 +256,11 @@ def _get_initializer(identifier):
     return initializer() if inspect.isclass(initializer) else initializer
 
 
+_WEIGHT_LISTS = frozenset(("_trainable_weights", "_non_trainable_weights"))
+
+
 @tf_export("keras.layers.Layer")
-class Layer(object):
+class Layer(Module):
     """Base class of Keras layers (Keras 2 semantics, see the module docstring)."""
 
     # attributes the framework keeps that hold layers or variables but are not children
@@ -319,6 +325,18 @@ class Layer(object):
     @property
     def name(self):
         return self._name
+
+    @property
+    def name_scope(self):
+        """A name scope named after the layer, under the scope current when it is entered
+        (TF's Keras layers leave tf.Module's property unusable here)."""
+        return ModuleNameScope(self._name_scope())
+
+    @property
+    def _TF_MODULE_IGNORED_PROPERTIES(self):
+        """tf.Module's walk (`submodules`, a module holding this layer) skips the framework's
+        bookkeeping attributes, as Keras' own tracking does, but reads the weight lists."""
+        return self._UNTRACKED - _WEIGHT_LISTS
 
     @property
     def dtype(self):
@@ -406,7 +424,8 @@ class Layer(object):
 
     # ------------------------------------------------------------ tracking
     def _tracked_values(self):
-        """Layers and variables held by attributes (lists, tuples and dicts searched)."""
+        """Modules (layers among them) and variables held by attributes (lists, tuples and
+        dicts searched)."""
         found, seen = [], {id(self)}
         for key, value in list(vars(self).items()):
             if key not in self._UNTRACKED:
@@ -436,6 +455,10 @@ class Layer(object):
         """Direct child layers in tracking order."""
         return [v for v in self._tracked_values() if isinstance(v, Layer)]
 
+    def _child_modules(self):
+        """Direct child layers and plain `tf.Module`s in tracking order."""
+        return [v for v in self._tracked_values() if isinstance(v, Module)]
+
     def _flatten_layers(self, include_self=True):
         """This layer and all nested layers, depth-first, each once."""
         result = []
@@ -454,8 +477,8 @@ class Layer(object):
             return []
         _, attrs = self._own_weights()
         weights = list(self._trainable_weights) + [v for v in attrs if v.trainable]
-        for layer in self._sublayers():
-            weights += layer.trainable_weights
+        for child in self._child_modules():
+            weights += child.trainable_variables
         return _dedup(weights)
 
     @property
@@ -463,12 +486,12 @@ class Layer(object):
         _, attrs = self._own_weights()
         if self.trainable:
             weights = list(self._non_trainable_weights) + [v for v in attrs if not v.trainable]
-            for layer in self._sublayers():
-                weights += layer.non_trainable_weights
+            for child in self._child_modules():
+                weights += child.non_trainable_variables
         else:
             weights = list(self._trainable_weights) + list(self._non_trainable_weights) + attrs
-            for layer in self._sublayers():
-                weights += layer.weights
+            for child in self._child_modules():
+                weights += child.variables
         return _dedup(weights)
 
     @property
@@ -964,8 +987,8 @@ def _symbolic_graph(flat_inputs):
 
 # Module-level recursions (self-calling closures would make a reference cycle per call).
 def _collect_tracked(value, depth, found, seen):
-    """Append the layers and variables in `value` (searched 8 containers deep) to `found`."""
-    if isinstance(value, (Layer, Variable)):
+    """Append the modules and variables in `value` (searched 8 containers deep) to `found`."""
+    if isinstance(value, (Module, Variable)):
         if id(value) not in seen:
             seen.add(id(value))
             found.append(value)
