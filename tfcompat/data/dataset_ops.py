@@ -1441,7 +1441,25 @@ def _seeds(seed):
     return random_seed.get_seed(seed)
 
 
+SHUFFLE_EPOCHS = "shuffle epochs"     # env key of an iterator's `ShuffleEpochs`
+
+
+class ShuffleEpochs(object):
+    """Which epoch each shuffle of a pipeline drew its order for, as one iterator ran
+    (`used`: id(shuffle) -> [epoch, ...]), and the epochs a restored iterator replays
+    (`replay`: id(shuffle) -> iterator of epochs) before drawing new ones."""
+
+    def __init__(self, replay=None):
+        self.used = {}
+        self.replay = replay or {}
+
+
 class ShuffleDataset(Dataset):
+    """The order of epoch e comes from a numpy generator seeded with the shuffle's seed
+    material and e: TF's seed pair when seeded, random words chosen when the dataset is made
+    otherwise. An iterator records the epochs it used (`ShuffleEpochs`), so that a
+    checkpointed iterator can replay its exact order."""
+
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         self._inputs = (input_dataset,)
         self._buffer = _keep(buffer_size, dtypes.int64)
@@ -1450,8 +1468,11 @@ class ShuffleDataset(Dataset):
         self._seed = _seeds(seed)
         self._reshuffle = True if reshuffle_each_iteration is None \
             else bool(reshuffle_each_iteration)
-        self._epoch = itertools.count()
-        self._fixed = np.random.SeedSequence().entropy if self._seed[0] is None else None
+        self.next_epoch = 0
+        if self._seed[0] is None:
+            self.seed_material = np.random.SeedSequence().generate_state(4).tolist()
+        else:
+            self.seed_material = [self._seed[0] & 0xFFFFFFFF, self._seed[1] & 0xFFFFFFFF]
 
     def _own_captures(self):
         return [self._buffer] if _is_symbolic(self._buffer) else []
@@ -1462,18 +1483,20 @@ class ShuffleDataset(Dataset):
     def _cardinality(self):
         return self._inputs[0]._cardinality()
 
-    def _rng(self):
-        epoch = next(self._epoch) if self._reshuffle else 0
-        if self._seed[0] is None:
-            if self._reshuffle:
-                return np.random.default_rng()
-            return np.random.default_rng(self._fixed)
-        return np.random.default_rng([self._seed[0] & 0xFFFFFFFF, self._seed[1] & 0xFFFFFFFF,
-                                      epoch])
+    def _epoch(self, env):
+        epochs = env.get(SHUFFLE_EPOCHS)
+        replayed = epochs.replay.get(id(self)) if epochs is not None else None
+        epoch = next(replayed, None) if replayed is not None else None
+        if epoch is None:
+            epoch = self.next_epoch if self._reshuffle else 0
+            self.next_epoch += 1
+        if epochs is not None:
+            epochs.used.setdefault(id(self), []).append(epoch)
+        return epoch
 
     def _iter(self, env):
         size = _scalar(self._buffer, dtypes.int64, "buffer_size", env)
-        rng = self._rng()
+        rng = np.random.default_rng(self.seed_material + [self._epoch(env)])
         source = self._inputs[0]._iter(env)
         buffer = list(itertools.islice(source, size))
         draws = iter(())    # slots drawn 1024 at a time (the buffer stays full meanwhile)

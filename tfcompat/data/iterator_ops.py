@@ -13,11 +13,13 @@ import threading
 import weakref
 
 import numpy as np
+import torch
 
 from tfcompat._api import tf_export
 from tfcompat.data import execution, structure
-from tfcompat.data.dataset_ops import (Dataset, DatasetSpec,
-                                       _spec_compatible, trace_function)
+from tfcompat.data.dataset_ops import (SHUFFLE_EPOCHS, Dataset, DatasetSpec, GeneratorDataset,
+                                       ShuffleDataset, ShuffleEpochs, _spec_compatible,
+                                       trace_function)
 from tfcompat.data.structure import (SparseTensorSpec, flatten, map_structure, normalize_element,
                                      pack_as)
 from tfcompat.framework import context, dtypes, errors
@@ -27,6 +29,7 @@ from tfcompat.function import TensorSpec
 from tfcompat.ops.sparse_ops import SparseTensor
 
 _END = object()
+ITERATOR_STATE = "ITERATOR_STATE"     # TF's checkpoint attribute name for an iterator
 
 
 def _end_of_sequence():
@@ -39,13 +42,29 @@ class OwnedIterator(object):
 
     `next()` / `__next__` raise StopIteration at the end; `get_next()` raises
     `tf.errors.OutOfRangeError`, as TF does.
+
+    In a `tf.train.Checkpoint` it saves its position as TF saves an iterator's state, under
+    `<path>/.ATTRIBUTES/ITERATOR_STATE`, but as an int64 vector (no pickle, no serialized
+    pipeline): the number of elements it has produced, then for each shuffle of the
+    pipeline its seed material, the epochs this iterator used and its next epoch (see
+    `_checkpoint_state`). Restoring rebuilds the iteration over the same dataset and
+    replays that many elements (computing them again), so the next element is the one
+    that followed at save time. Where we differ: TF stores the buffers instead, and
+    restores pipelines with random map functions exactly (replay draws new numbers) and
+    `list_files` shuffles (ours take new orders). Like TF, a pipeline reading a Python
+    generator cannot be saved (FailedPreconditionError).
     """
 
     def __init__(self, dataset):
         if context.state.building_graph:
             raise RuntimeError("tfe.Iterator can only be used when eager execution is enabled.")
         self._dataset = dataset
-        self._it = dataset._iter({})
+        self._start(ShuffleEpochs())
+
+    def _start(self, shuffle_epochs):
+        self._shuffle_epochs = shuffle_epochs
+        self._produced = 0
+        self._it = self._dataset._iter({SHUFFLE_EPOCHS: shuffle_epochs})
 
     def __iter__(self):
         return self
@@ -54,6 +73,7 @@ class OwnedIterator(object):
         element = next(self._it, _END)
         if element is _END:
             raise StopIteration
+        self._produced += 1
         return element
 
     next = __next__
@@ -62,7 +82,53 @@ class OwnedIterator(object):
         element = next(self._it, _END)
         if element is _END:
             raise _end_of_sequence()
+        self._produced += 1
         return element
+
+    # --- checkpoints (see tfcompat.train.tracking)
+    def _checkpoint_state(self):
+        return {ITERATOR_STATE: self._position}
+
+    def _position(self):
+        """The saved int64 vector: [elements produced, number of shuffles, then per shuffle
+        (walk order): len(seed material), seed material..., next epoch, number of epochs
+        used, epochs used...]."""
+        state = [self._produced, 0]
+        for dataset in self._dataset._walk():
+            if isinstance(dataset, GeneratorDataset):
+                raise errors.FailedPreconditionError(
+                    "Failed to save the iterator: its pipeline reads a Python generator "
+                    "(Dataset.from_generator), whose state cannot be saved (TF: PyFunc is "
+                    "stateful.)")
+            if isinstance(dataset, ShuffleDataset):
+                used = self._shuffle_epochs.used.get(id(dataset), [])
+                state[1] += 1
+                state += [len(dataset.seed_material)] + dataset.seed_material + \
+                    [dataset.next_epoch, len(used)] + used
+        return torch.tensor(state, dtype=torch.int64)
+
+    def _restore_checkpoint_state(self, name, value):
+        """Go back to the position `_checkpoint_state` saved (the same pipeline's)."""
+        if name != ITERATOR_STATE or not isinstance(value, torch.Tensor) or \
+                value.dtype != torch.int64 or value.ndim != 1:
+            raise errors.InvalidArgumentError(
+                "The checkpoint's %s is not an iterator position saved by tfcompat (a "
+                "TensorFlow iterator state cannot be restored by tfcompat)" % name)
+        state = iter(value.tolist())
+        produced, shuffle_count = next(state), next(state)
+        shuffles = [d for d in self._dataset._walk() if isinstance(d, ShuffleDataset)]
+        if shuffle_count != len(shuffles):
+            raise errors.InvalidArgumentError(
+                "The checkpoint's iterator state is for a pipeline with %d shuffles; this "
+                "iterator's has %d" % (shuffle_count, len(shuffles)))
+        replay = {}
+        for dataset in shuffles:
+            dataset.seed_material = [next(state) for _ in range(next(state))]
+            dataset.next_epoch = next(state)
+            replay[id(dataset)] = iter([next(state) for _ in range(next(state))])
+        self._start(ShuffleEpochs(replay))
+        for _ in itertools.islice(self._it, produced):
+            self._produced += 1
 
     @property
     def element_spec(self):

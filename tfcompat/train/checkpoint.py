@@ -257,9 +257,7 @@ class Checkpoint(object):
         directory = os.path.dirname(file_prefix)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        checkpoint_format.write(file_prefix, {key: tracking.read_variable(var, session)
-                                              for key, var in graph.keys.items()},
-                                object_graph=graph.proto)
+        checkpoint_format.write(file_prefix, graph.values(session), object_graph=graph.proto)
         return file_prefix
 
     def save(self, file_prefix, session=None, options=None):

@@ -14,6 +14,11 @@ The protocol (TF's Trackable, reduced to what checkpoints need):
 - An optimizer exposes its slot variables with `obj._checkpoint_slots()` returning
   `{(variable, slot_name): slot_variable}` (TF1 slot names: "momentum", "m", "v", ...). They
   are saved under `<variable path>/.OPTIMIZER_SLOT/<optimizer path>/<slot_name>/...`.
+- An object whose state is not held in variables (a `tf.data` iterator) defines
+  `_checkpoint_state()` returning `{attribute_name: function giving its tensor}` (called at
+  save time, as TF's `_gather_saveables_for_checkpoint` gives saveable factories) and
+  `_restore_checkpoint_state(attribute_name, value)`. Each value is saved under
+  `<path>/.ATTRIBUTES/<attribute_name>`, as TF saves a Trackable's saveables.
 - Deferred restoration: a restore may name values for objects that do not exist yet (an
   unbuilt Keras model, slots not yet created). Whoever creates such a dependency later calls
   `restore_on_create(owner, name, value)` right after creating it (a layer for its `kernel`,
@@ -54,7 +59,8 @@ def slot_path(variable_path, optimizer_path, slot_name):
 
 
 def _holds_trackables(value, seen):
-    if isinstance(value, Variable) or hasattr(value, "_checkpoint_dependencies"):
+    if isinstance(value, Variable) or hasattr(value, "_checkpoint_dependencies") or \
+            hasattr(value, "_checkpoint_state"):
         return True
     if isinstance(value, _NOT_TRACKABLE) or id(value) in seen:
         return False
@@ -100,13 +106,14 @@ def _slots(obj):
 
 class ObjectGraph(object):
     """The objects reachable from `root`, breadth first: `objects` (node id -> object),
-    `paths` (node id -> escaped path), `keys` ({checkpoint key: Variable}) and `proto`
-    (a TrackableObjectGraph)."""
+    `paths` (node id -> escaped path), `keys` ({checkpoint key: Variable}), `state_keys`
+    ({checkpoint key: (object, attribute name)} of objects with `_checkpoint_state`) and
+    `proto` (a TrackableObjectGraph)."""
 
     def __init__(self, root):
         from tensorboard.compat.proto import trackable_object_graph_pb2
         self.proto = trackable_object_graph_pb2.TrackableObjectGraph()
-        self.objects, self.paths, self.keys = [root], [""], {}
+        self.objects, self.paths, self.keys, self.state_keys = [root], [""], {}, {}
         ids = {id(root): 0}
         position = 0
         nodes = [self.proto.nodes.add()]
@@ -140,9 +147,22 @@ class ObjectGraph(object):
                 nodes[position].attributes.add(name=VARIABLE_VALUE, full_name=obj._shared_name,
                                                checkpoint_key=key)
                 self.keys[key] = obj
+            elif hasattr(obj, "_checkpoint_state"):
+                for name in obj._checkpoint_state():
+                    key = attribute_key(self.paths[position], name)
+                    nodes[position].attributes.add(name=name, full_name=name,
+                                                   checkpoint_key=key)
+                    self.state_keys[key] = (obj, name)
 
     def variables(self):
         return [obj for obj in self.objects if isinstance(obj, Variable)]
+
+    def values(self, session=None):
+        """{checkpoint key: value} of every variable and object state, for a save."""
+        values = {key: read_variable(var, session) for key, var in self.keys.items()}
+        for key, (obj, name) in self.state_keys.items():
+            values[key] = obj._checkpoint_state()[name]()
+        return values
 
 
 # ---------------------------------------------------------------- reading and assigning values
@@ -260,6 +280,11 @@ class Restoration(object):
             for attribute in node.attributes:
                 if attribute.name == VARIABLE_VALUE:
                     self._assign(node_id, obj, attribute.checkpoint_key)
+        elif hasattr(obj, "_restore_checkpoint_state"):
+            for attribute in node.attributes:
+                obj._restore_checkpoint_state(attribute.name,
+                                              self.reader.get_value(attribute.checkpoint_key))
+                self.restored.add(node_id)
         children = dict(dependencies(obj))
         for child in node.children:
             value = children.get(child.local_name)
