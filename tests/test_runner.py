@@ -14,14 +14,18 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ACCEPTANCE_SCRIPTS = os.path.join(os.path.dirname(REPO), "shared", "acceptance", "scripts")
 
 
-def run_script(tmp_path, source, *args, mode=None, name="script.py", runner=("-m", "tfcompat")):
+def run_script(tmp_path, source, *args, mode=None, api=None, name="script.py",
+               runner=("-m", "tfcompat")):
     """Write `source` to tmp_path/name and run it under the runner; returns the process."""
     path = tmp_path / name
     path.write_text(textwrap.dedent(source))
     env = dict(os.environ)
     env.pop("TFCOMPAT_MODE", None)
+    env.pop("TFCOMPAT_API", None)
     if mode:
         env["TFCOMPAT_MODE"] = mode
+    if api:
+        env["TFCOMPAT_API"] = api
     env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, *runner, str(path), *args], cwd=str(tmp_path), env=env,
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
@@ -44,7 +48,8 @@ def test_import_forms_resolve_to_tfcompat(tmp_path):
         _api.build_namespaces("tfcompat")
 
         import tensorflow as tf
-        assert tf is tfcompat
+        assert tf.add is tfcompat.add and tf.keras is tfcompat.keras and tf.compat is tfcompat.compat
+        assert tf.__version__ == tf.version.VERSION == "1.15.5" and tfcompat.__version__ == "0.1.0"
         import tensorflow.compat.v1 as tf1
         assert tf1 is sys.modules["tfcompat.compat.v1"]
         import tensorflow.compat.v2
@@ -76,7 +81,7 @@ def test_import_forms_resolve_to_tfcompat(tmp_path):
         assert device_lib.list_local_devices()[0].device_type == "CPU"
         from tensorflow.core.protobuf import config_pb2
         assert config_pb2.ConfigProto is tf.compat.v1.ConfigProto
-        assert tf.__spec__.name == "tfcompat" and tf.compat.v1.__spec__ is None
+        assert tf.__spec__.name == "tensorflow" and tf.compat.v1.__spec__ is None
         tf.model = "assigned"
         import tensorflow as again
         assert again.model == "assigned"
@@ -132,9 +137,9 @@ def test_installed_tensorflow_is_not_used(tmp_path):
     out = check(run_script(tmp_path, """
         import tensorflow as tf
         import tfcompat
-        print("hooked", tf is tfcompat)
+        print("hooked", tf.__name__, tf.Variable is tfcompat.Variable)
         """))
-    assert "hooked True" in out
+    assert "hooked tensorflow True" in out
 
 
 def test_import_tfcompat_directly_needs_no_hook(tmp_path):
@@ -220,7 +225,8 @@ def test_exception_gives_traceback_and_exit_1(tmp_path):
 def test_announces_mode_once(tmp_path):
     proc = run_script(tmp_path, "import tensorflow as tf\nprint(tf.executing_eagerly())\n")
     assert check(proc).strip() == "True"
-    assert proc.stderr.count("tfcompat: running in eager mode (TF2-style script)") == 1
+    assert proc.stderr.count("tfcompat: running in eager mode with the TF2 API (TF2-style "
+                             "script; no TF1-only names)") == 1
 
 
 def test_graph_script_runs_in_graph_mode(tmp_path):
@@ -231,7 +237,8 @@ def test_graph_script_runs_in_graph_mode(tmp_path):
             tf.Session()
         """)
     assert "eager False" in check(proc)
-    assert "running in graph mode (the script builds TF1 graphs (tf.Session))" in proc.stderr
+    assert "running in graph mode with the TF1 API (the script builds TF1 graphs (tf.Session); " \
+        "TF1-only usage: tf.Session)" in proc.stderr
 
 
 @pytest.mark.parametrize("mode, eager", [("graph", False), ("eager", True)])
@@ -244,7 +251,7 @@ def test_tfcompat_mode_wins(tmp_path, mode, eager):
         print("eager", tf.executing_eagerly())
         """, mode=mode)
     assert check(proc).split() == ["eager", str(eager)] * 2
-    assert "running in %s mode (TFCOMPAT_MODE=%s)" % (mode, mode) in proc.stderr
+    assert "running in %s mode with the TF1 API (TFCOMPAT_MODE=%s; " % (mode, mode) in proc.stderr
 
 
 def test_v2_flavour_for_tf2_scripts(tmp_path):
@@ -281,26 +288,32 @@ def test_version_and_usage(tmp_path):
      "graph", "v1", "the script builds TF1 graphs (tf.placeholder)"),
     ("import tensorflow as tf\ng = tf.Graph()\nsess = tf.Session(graph=g)\n",
      "graph", "v1", "the script builds TF1 graphs (tf.Graph)"),
+    # TF2 scripts running TF1 code: the top-level names stay TF2's
     ("import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n",
-     "graph", "v1", "the script builds TF1 graphs (tf.disable_eager_execution())"),
+     "graph", "v2", "the script builds TF1 graphs (tf.disable_eager_execution())"),
     ("import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n",
-     "graph", "v1", "tf.disable_v2_behavior()"),
+     "graph", "v2", "tf.disable_v2_behavior()"),
+    # TF 1.x scripts calling the same switches at the top level
+    ("import tensorflow as tf\ntf.disable_v2_behavior()\n", "graph", "v1", "tf.disable_v2_behavior()"),
+    ("import tensorflow as tf\ntf.enable_v2_behavior()\n", "eager", "v1", "tf.enable_v2_behavior()"),
     ("import tensorflow as tf\nsaver = tf.train.Saver()\n",
      "graph", "v1", "tf.train.Saver"),
     ("import tensorflow as tf\nwith tf.train.MonitoredTrainingSession() as s: pass\n",
      "graph", "v1", "tf.train.MonitoredTrainingSession"),
     ("import tensorflow as tf\nest = tf.estimator.Estimator(model_fn=None)\n",
+     "graph", "v2", "tf.estimator"),
+    ("import tensorflow as tf\nest = tf.estimator.Estimator(model_fn=None)\ntf.logging.info('')\n",
      "graph", "v1", "tf.estimator"),
     ("from tensorflow.compat.v1 import Session\nSession()\n",
      "graph", "v1", "tf.Session"),
     ("import tensorflow as tf\nx = tf.Variable(1.0)\nwith tf.GradientTape() as t: pass\n",
      "eager", "v2", "TF2-style script"),
     ("import tensorflow.compat.v1 as tf\nx = tf.constant(1.0)\n",
-     "eager", "v1", "TF1 names but no TF1 graph APIs"),
+     "eager", "v1", "TF1 eager-compatible script"),
     ("import tensorflow as tf\nopt = tf.train.AdamOptimizer(0.1)\n",
-     "eager", "v1", "TF1 names"),
-    ("import tensorflow as tf\ntfe = tf.contrib.eager\n", "eager", "v1", "TF1 names"),
-    ("import tensorflow.contrib.eager as tfe\n", "eager", "v1", "TF1 names"),
+     "eager", "v1", "TF1 eager-compatible script"),
+    ("import tensorflow as tf\ntfe = tf.contrib.eager\n", "eager", "v1", "TF1 eager"),
+    ("import tensorflow.contrib.eager as tfe\n", "eager", "v1", "TF1 eager"),
     ("import tensorflow.compat.v2 as tf\nx = tf.constant(1.0)\n", "eager", "v2", "TF2-style"),
     # comments, strings and other modules' Sessions are not TF graph code
     ("import tensorflow as tf\n# tf.Session() was used here\ns = 'tf.placeholder'\n"
@@ -313,6 +326,72 @@ def test_detect(source, mode, flavor, reason):
     assert reason in choice.reason
 
 
+@pytest.mark.parametrize("source, flavor, why", [
+    # tf.summary is a namespace of both versions: it says nothing
+    ("import tensorflow as tf\ntf.summary.scalar('loss', 1.0, step=1)\n", "v2", "no TF1-only"),
+    ("import tensorflow as tf\nw = tf.summary.create_file_writer('logs')\n", "v2",
+     "TF2-only usage: tf.summary.create_file_writer"),
+    ("import tensorflow as tf\nw = tf.summary.FileWriter('logs')\n", "v1",
+     "TF1-only usage: tf.summary.FileWriter"),
+    ("import tensorflow as tf\ntf.random.set_seed(1)\nif tf.__version__[0] == '1':\n"
+     "    tf.Session()\nelse:\n    tf.summary.create_file_writer('l')\n", "v2",
+     "TF2-only usage outweighs TF1-only usage: tf.random.set_seed, "
+     "tf.summary.create_file_writer; but also tf.Session"),
+    ("import tensorflow as tf\nfrom tensorflow.compat.v1 import placeholder\n", "v1",
+     "imports tensorflow.compat.v1"),
+    ("import tensorflow.compat.v2 as tf\n", "v2", "TF2-only usage: tensorflow.compat.v2"),
+])
+def test_detect_flavor(source, flavor, why):
+    choice = cli.detect(source)
+    assert choice.flavor == flavor
+    assert why in choice.flavor_reason
+
+
+_DROPOUT_SCALE = """
+    import numpy as np
+    import tensorflow as tf
+    {setup}
+    x = tf.ones([4000])
+    y = tf.nn.dropout(x, 0.2)
+    if not tf.executing_eagerly():
+        y = tf.compat.v1.Session().run(y)
+    kept = np.asarray(y)[np.asarray(y) > 0]
+    print("scale %.2f kept %.1f %s" % (kept.max(), kept.size / 4000.0, tf.__version__))
+"""
+
+
+@pytest.mark.parametrize("setup, api, expected", [
+    # TF2: the second argument is the rate (kept values scaled by 1 / 0.8)
+    ("tf.summary.scalar('x', 1.0, step=0)", None, "scale 1.25 kept 0.8 2.15.1"),
+    ("tf.compat.v1.disable_v2_behavior()", None, "scale 1.25 kept 0.8 2.15.1"),
+    ("tf.compat.v1.disable_eager_execution()", None, "scale 1.25 kept 0.8 2.15.1"),
+    # TF1: it is keep_prob (kept values scaled by 1 / 0.2)
+    ("tf.enable_eager_execution()", None, "scale 5.00 kept 0.2 1.15.5"),
+    ("tf.enable_eager_execution(); tf.enable_v2_behavior()", None, "scale 5.00 kept 0.2 1.15.5"),
+    ("", "1", "scale 5.00 kept 0.2 1.15.5"),
+])
+def test_dropout_follows_the_tf_version_of_the_script(tmp_path, setup, api, expected):
+    proc = run_script(tmp_path, _DROPOUT_SCALE.format(setup=setup), api=api)
+    assert check(proc).strip() == expected, proc.stderr
+    assert "with the TF%s API" % expected[-6] in proc.stderr
+
+
+def test_tfcompat_api_forces_the_version(tmp_path):
+    source = """
+        import tensorflow as tf
+        import tfcompat
+        print(tf.__version__, tf.version.VERSION, tf.version.GIT_VERSION, tfcompat.__version__)
+        """
+    assert check(run_script(tmp_path, source, api="1")).split() == \
+        ["1.15.5", "1.15.5", "v1.15.5", tfcompat.__version__]
+    proc = run_script(tmp_path, source + "tf.Session\n", api="2")
+    assert check(proc).split() == ["2.15.1", "2.15.1", "v2.15.1", tfcompat.__version__]
+    assert "with the TF2 API (the script builds TF1 graphs (tf.Session); TFCOMPAT_API=2)" \
+        in proc.stderr
+    proc = run_script(tmp_path, source, api="3")
+    assert proc.returncode != 0 and "TFCOMPAT_API must be 1 or 2" in proc.stderr
+
+
 def test_detect_follows_local_imports(tmp_path):
     (tmp_path / "model.py").write_text("import tensorflow as tf\nx = tf.placeholder(tf.float32)\n")
     (tmp_path / "unused.py").write_text("import tensorflow as tf\ntf.enable_eager_execution()\n")
@@ -321,6 +400,7 @@ def test_detect_follows_local_imports(tmp_path):
     choice = cli.detect(cli.script_sources(str(main)))
     assert choice.mode == "graph"
     assert choice.reason == "the script builds TF1 graphs (tf.placeholder) (in model.py)"
+    assert (choice.flavor, choice.flavor_reason) == ("v1", "TF1-only usage: tf.placeholder (in model.py)")
 
 
 # Scripts of the acceptance suite that TensorFlow ran as graphs by default; the rest are eager.

@@ -7,15 +7,13 @@ define them and builds the namespaces.
 """
 import importlib as _importlib
 
-__version__ = "0.1.0"
-VERSION = __version__
-GIT_VERSION = "tfcompat-" + __version__
+__version__ = "0.1.0"   # tfcompat's own; TF's is tf.version.VERSION (tfcompat.framework.versions)
 COMPILER_VERSION = "torch"
 
 _MODULES = (
     "framework.errors", "framework.dtypes", "framework.tensor_shape", "framework.context",
     "framework.random_seed", "framework.tensor", "framework.ops", "framework.graph",
-    "framework.constant_op",
+    "framework.constant_op", "framework.versions",
     "ops.math_ops", "ops.array_ops", "ops.nn_ops", "ops.random_ops", "ops.clip_ops",
     "ops.linalg_ops", "ops.string_ops", "ops.control_flow_ops", "ops.check_ops",
     "ops.init_ops", "ops.sparse_ops", "ops.gradients_impl", "ops.state_ops",
@@ -36,6 +34,5 @@ for _name in _MODULES:
 
 from tfcompat import _api  # noqa: E402
 
-_api.tf_export("__version__", "VERSION")(__version__)
 _api.build_namespaces(__name__)
 del _name

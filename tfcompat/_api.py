@@ -63,6 +63,7 @@ LAZY_MODULES = {
 _LAZY_MODULE_NAMES = frozenset(LAZY_MODULES.values())
 
 _root_name = None     # the package the namespaces were built under (None: not built yet)
+_root_views = []      # other modules showing the top-level names (`tensorflow` under the runner)
 _namespaces = {}      # module name -> the namespace module made or adopted there
 _loaded = set()       # lazy modules whose import has finished
 _pending = {}         # owner (a lazy module name, or None) -> paths not placed yet
@@ -236,6 +237,14 @@ def _place(root_name, api_version, path, obj):
     tf_path, dot, attr = path.rpartition(".")
     module_name = root_name + "." + tf_path if dot else root_name
     _namespace(module_name, "tf." + tf_path if dot else "tf", api_version).__dict__[attr] = obj
+    if not dot and api_version is None:
+        for view in _root_views:
+            view.__dict__[attr] = obj
+
+
+def add_root_view(module):
+    """Keep `module` showing the top-level names as they are placed (flavour switches too)."""
+    _root_views.append(module)
 
 
 def _winner(path, flavor):
@@ -298,6 +307,9 @@ def build_namespaces(root_name="tfcompat"):
         if parent and _owner(parent) is None:
             _namespace(root_name + "." + parent, "tf." + parent, None)
     _place_pending()
+    forced = flavor_from_env()
+    if forced is not None:
+        set_flavor(forced, root_name)
 
 
 def set_flavor(flavor, root_name="tfcompat"):

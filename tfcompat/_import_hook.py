@@ -2,7 +2,8 @@
 
 A `sys.meta_path` finder, installed first so an installed TensorFlow never loads:
 
-- `tensorflow` -> the `tfcompat` module itself;
+- `tensorflow` -> a view of the `tfcompat` module: the same names, but `__version__` is the
+  TensorFlow version emulated (`tf.version.VERSION`), not tfcompat's own;
 - `tensorflow.X.Y` -> the namespace `tfcompat.X.Y` built from the registry (`tf.keras`,
   `tf.compat.v1`, `tf.contrib.eager`, ...);
 - `tensorflow.python.*` (TF's internal modules) -> a module that finds an attribute by name in
@@ -157,15 +158,52 @@ class _ProtoPackage(types.ModuleType):
             raise AttributeError("module %r has no attribute %r" % (self.__name__, attr)) from None
 
 
+class _TensorFlowModule(_api.Namespace):
+    """`import tensorflow`: tfcompat's top level under TensorFlow's name and version.
+
+    Names are copied from `tfcompat` on first use and kept current by the registry
+    (`_api.add_root_view`), so `tf.add` costs a plain module attribute read."""
+
+    @property
+    def __version__(self):
+        return _api._winner("version.VERSION", _api.api_version())
+
+    def __getattr__(self, attr):
+        import tfcompat
+        if attr.startswith("__"):
+            raise AttributeError("module 'tensorflow' has no attribute %r" % attr)
+        value = getattr(tfcompat, attr)
+        self.__dict__[attr] = value
+        return value
+
+    def __dir__(self):
+        import tfcompat
+        return sorted(set(dir(tfcompat)) | set(self.__dict__))
+
+
+def _root_module():
+    """The one `tensorflow` module of this process."""
+    module = _root_module.made
+    if module is None:
+        import tfcompat
+        module = _root_module.made = _TensorFlowModule(_ROOT, tfcompat.__doc__)
+        module.__dict__.update(_tf_prefix="tf", _api_version=None, _all_missing_are_tf=False,
+                               __path__=[], __file__=tfcompat.__file__)
+        _api.add_root_view(module)
+    return module
+
+
+_root_module.made = None
+
+
 def _missing(fullname, why):
     return ModuleNotFoundError("No module named %r: %s" % (fullname, why), name=fullname)
 
 
 def _target(fullname):
     """The module object `import <fullname>` should give, or raise ImportError."""
-    import tfcompat
     if fullname == _ROOT:
-        return tfcompat
+        return _root_module()
     rest = fullname[len(_ROOT) + 1:]
     if rest in _REAL_MODULES:
         return importlib.import_module(_REAL_MODULES[rest])
@@ -219,13 +257,16 @@ class _Loader(importlib.abc.Loader):
 
     def __init__(self, module):
         self.module = module
-        self.saved = {k: module.__dict__[k] for k in ("__spec__", "__loader__", "__package__")
-                      if k in module.__dict__}
+        self.saved = None if isinstance(module, _TensorFlowModule) else {
+            k: module.__dict__[k] for k in ("__spec__", "__loader__", "__package__")
+            if k in module.__dict__}
 
     def create_module(self, spec):
         return self.module
 
     def exec_module(self, module):
+        if self.saved is None:  # the `tensorflow` module itself keeps the `tensorflow` spec
+            return
         # importlib's _init_module_attrs overwrote these with the `tensorflow...` spec
         for key in ("__spec__", "__loader__", "__package__"):
             if key in self.saved:

@@ -7,9 +7,10 @@ How the mode is chosen (`choose`): `TFCOMPAT_MODE=eager|graph` wins. Otherwise t
 source (and the .py files beside it that it imports) is parsed: a call to
 `tf.enable_eager_execution()` / `tf.enable_v2_behavior()` means eager; TF1 graph APIs
 (`tf.Session`, `tf.placeholder`, `tf.Graph()`, `tf.train.Saver`, `tf.estimator`, ...) mean
-graph mode; anything else is eager. The flavour (how names that differ between TF1 and TF2,
-such as `tf.nn.dropout`, behave) is TF1 for graph scripts, for `enable_eager_execution()`,
-`import tensorflow.compat.v1`, `tf.contrib` and names only TF1 has, and TF2 otherwise.
+graph mode; anything else is eager. The flavour, the TensorFlow version the script was
+written for (how names that differ between TF1 and TF2, such as `tf.nn.dropout`, behave, and
+what `tf.__version__` says), comes from names that only one version has (`_flavor`);
+`TFCOMPAT_API=1|2` forces it.
 """
 import ast
 import atexit
@@ -29,14 +30,16 @@ USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
        python -m tfcompat [--explain-compile] SCRIPT [ARGS...]
        tfcompat --version
 
-TFCOMPAT_MODE=eager or TFCOMPAT_MODE=graph forces the execution mode; unset, the script
-runs the way it ran under the TensorFlow it was written for. TFCOMPAT_COMPILE=1 compiles
+TFCOMPAT_MODE=eager or TFCOMPAT_MODE=graph forces the execution mode, TFCOMPAT_API=1 or
+TFCOMPAT_API=2 the TensorFlow version emulated; unset, the script runs the way it ran under
+the TensorFlow it was written for. TFCOMPAT_COMPILE=1 compiles
 Session.run signatures that run more than once, 0 never; unset: on CUDA once it pays.
 --explain-compile prints at exit what was compiled, how long it took, graph breaks and why
 a signature was or was not compiled.
 """
 
-Choice = collections.namedtuple("Choice", ["mode", "flavor", "reason"])
+# reason: why this mode; flavor_reason: why this TF version.
+Choice = collections.namedtuple("Choice", ["mode", "flavor", "reason", "flavor_reason"])
 
 # Paths (without `tf.`) whose use means the script builds TF1 graphs, in the words we report.
 _GRAPH_APIS = {
@@ -51,6 +54,8 @@ _GRAPH_APIS = {
     "estimator": "tf.estimator",
 }
 _EAGER_CALLS = ("enable_eager_execution", "enable_v2_behavior")
+# compat.v1 calls that only a script written for TensorFlow 2 needs.
+_TF2_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_v2_behavior")
 
 
 class _Scan(object):
@@ -59,8 +64,9 @@ class _Scan(object):
     def __init__(self):
         self.eager_call = None     # "enable_eager_execution" / "enable_v2_behavior"
         self.graph_api = None      # first graph API met, in source order
-        self.v1 = False            # TF1-only usage: compat.v1, contrib, TF1-only names
-        self.v2 = False            # import tensorflow.compat.v2
+        self.v1_names = []         # names only TF1 has at the top level, in source order
+        self.v2_names = []         # names only TF2 has, `compat.v2` imports, TF2-only switches
+        self.compat_v1 = False     # `import tensorflow.compat.v1 as tf` (or from-imports)
         self.local_imports = []    # top-level module names it imports
 
 
@@ -88,17 +94,29 @@ def _tf_path(module):
     return rest, None
 
 
+def _add_once(names, name):
+    if name not in names:
+        names.append(name)
+
+
 def _scan_source(source):
-    """Parse one file; raises SyntaxError (or ValueError) for a file Python cannot parse."""
+    """Parse one file; raises SyntaxError (or ValueError) for a file Python cannot parse.
+
+    Only names used through the top-level `tensorflow` module say which TF version the script
+    was written for: `tf.compat.v1.X` and `tf.compat.v2.X` exist in TF 1.13+ and TF 2 alike.
+    """
     tree = ast.parse(source)
     scan = _Scan()
     aliases = {}   # local name -> TF path it stands for ("" for the tf module itself)
+    v1_only, v2_only = _api.only_in("v1"), _api.only_in("v2")
 
-    def note_version(version):
-        if version == "v1":
-            scan.v1 = True
-        elif version == "v2":
-            scan.v2 = True
+    def note_module(path, version):
+        if version == "v2":
+            _add_once(scan.v2_names, "tensorflow.compat.v2")
+        elif version == "v1":
+            scan.compat_v1 = True
+        elif path.startswith("contrib"):
+            _add_once(scan.v1_names, "tensorflow.contrib")
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -107,10 +125,9 @@ def _scan_source(source):
                 if path is None:
                     scan.local_imports.append(alias.name.split(".")[0])
                     continue
-                note_version(version)
-                scan.v1 |= path.startswith("contrib")
+                note_module(path, version)
                 if alias.asname:
-                    aliases[alias.asname] = path
+                    aliases[alias.asname] = alias.name[len("tensorflow."):]
                 else:  # `import tensorflow.x.y` binds `tensorflow`
                     aliases["tensorflow"] = ""
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -119,14 +136,15 @@ def _scan_source(source):
                 if node.level == 0:
                     scan.local_imports.append(node.module.split(".")[0])
                 continue
-            note_version(version)
-            scan.v1 |= path.startswith("contrib")
+            note_module(path, version)
+            module = node.module[len("tensorflow."):] if node.module != "tensorflow" else ""
             for alias in node.names:
-                aliases[alias.asname or alias.name] = (path + "." if path else "") + alias.name
+                aliases[alias.asname or alias.name] = (module + "." if module else "") + \
+                    alias.name
         elif isinstance(node, ast.ImportFrom) and node.level:
             scan.local_imports.extend(a.name for a in node.names)
 
-    uses = []   # (line, col, TF path) of every tf.* reference
+    uses = []   # (line, col, TF path without compat.vN, its version or None for top level)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)):
             dotted = _dotted(node)
@@ -135,18 +153,21 @@ def _scan_source(source):
             head, _, tail = dotted.partition(".")
             if head not in aliases:
                 continue
-            base = aliases[head]
-            path = ".".join(p for p in (base, tail) if p)
-            if path.startswith("python."):
+            path = ".".join(p for p in (aliases[head], tail) if p)
+            if path == "python" or path.startswith("python."):
                 continue
             path, version = _tf_path("tensorflow." + path if path else "tensorflow")
-            note_version(version)
-            uses.append((node.lineno, node.col_offset, path))
-    v1_only = _api.known_paths("v1") - _api.known_paths("v2")
-    for _, _, path in sorted(uses):
-        if path.startswith("contrib") or path in v1_only:
-            scan.v1 = True
+            if not path:
+                continue
+            uses.append((node.lineno, node.col_offset, path, version))
+    for _, _, path, version in sorted(uses):
         name = path.rpartition(".")[2]
+        if version is None and (path in v1_only or path.startswith("contrib")):
+            _add_once(scan.v1_names, "tf." + path)
+        elif version is None and path in v2_only:
+            _add_once(scan.v2_names, "tf." + path)
+        elif version is not None and path in _TF2_SWITCHES:
+            _add_once(scan.v2_names, "tf.compat.%s.%s" % (version, path))
         if name in _EAGER_CALLS and scan.eager_call != "enable_v2_behavior":
             scan.eager_call = name
         if scan.graph_api is None:
@@ -154,6 +175,41 @@ def _scan_source(source):
                 if path == api or path.startswith(api + "."):
                     scan.graph_api = words
     return scan
+
+
+def _flavor(scans, where):
+    """The TF version ("v1"/"v2") the scanned files were written for, and why.
+
+    Decided by names that exist in one version's top-level API only (`tf.Session`,
+    `tf.contrib`: TF1; `tf.random.set_seed`, `tf.summary.create_file_writer`: TF2), the
+    `tensorflow.compat.v2` import, and the compat.v1 switches only TF2 scripts need
+    (`tf.compat.v1.disable_eager_execution()`). With names of both, the version with more
+    distinct names wins (TF1 on a tie) and the reason says so; with none, a script that imports
+    `tensorflow.compat.v1` is TF1 code and anything else TF2 code.
+    """
+    v1 = [(name, n) for n, s in scans.items() for name in s.v1_names]
+    v2 = [(name, n) for n, s in scans.items() for name in s.v2_names]
+
+    def listed(found):
+        names = []
+        for name, file in found:
+            if name + where(file) not in names:
+                names.append(name + where(file))
+        return ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+
+    if v1 and v2:
+        flavor = "v1" if len({n for n, _ in v1}) >= len({n for n, _ in v2}) else "v2"
+        return flavor, "TF%s-only usage outweighs TF%s-only usage: %s; but also %s" % (
+            flavor[1], "2" if flavor == "v1" else "1", listed(v1 if flavor == "v1" else v2),
+            listed(v2 if flavor == "v1" else v1))
+    if v1:
+        return "v1", "TF1-only usage: " + listed(v1)
+    if v2:
+        return "v2", "TF2-only usage: " + listed(v2)
+    compat_v1 = [n for n, s in scans.items() if s.compat_v1]
+    if compat_v1:
+        return "v1", "imports tensorflow.compat.v1" + where(compat_v1[0])
+    return "v2", "no TF1-only names"
 
 
 def detect(sources):
@@ -170,22 +226,18 @@ def detect(sources):
     def where(name):
         return " (in %s)" % os.path.basename(name) if name and name != next(iter(sources)) else ""
 
+    flavor, why = _flavor(scans, where)
     eager = [(n, s.eager_call) for n, s in scans.items() if s.eager_call]
     graph = [(n, s.graph_api) for n, s in scans.items() if s.graph_api]
-    v1 = any(s.v1 for s in scans.values())
-    if any(call == "enable_v2_behavior" for _, call in eager):
-        name = next(n for n, call in eager if call == "enable_v2_behavior")
-        return Choice("eager", "v2", "the script calls tf.enable_v2_behavior()" + where(name))
     if eager:
-        name = eager[0][0]
-        return Choice("eager", "v1", "the script calls tf.enable_eager_execution()" + where(name))
-    if graph:
+        name, call = next(((n, c) for n, c in eager if c == "enable_v2_behavior"), eager[0])
+        reason = "the script calls tf.%s()%s" % (call, where(name))
+    elif graph:
         name, api = graph[0]
-        return Choice("graph", "v1", "the script builds TF1 graphs (%s)%s" % (api, where(name)))
-    if v1 and not any(s.v2 for s in scans.values()):
-        return Choice("eager", "v1", "TF1 names but no TF1 graph APIs (tf.Session, "
-                                     "tf.placeholder, ...)")
-    return Choice("eager", "v2", "TF2-style script")
+        reason = "the script builds TF1 graphs (%s)%s" % (api, where(name))
+    else:
+        reason = "TF2-style script" if flavor == "v2" else "TF1 eager-compatible script"
+    return Choice("graph" if graph and not eager else "eager", flavor, reason, why)
 
 
 def script_sources(path):
@@ -216,11 +268,14 @@ def script_sources(path):
 
 
 def choose(path):
-    """The Choice for a script file: TFCOMPAT_MODE decides the mode when set."""
+    """The Choice for a script file: TFCOMPAT_MODE decides the mode and TFCOMPAT_API the TF
+    version when set."""
     choice = detect(script_sources(path))
-    forced = context.state.forced
-    if forced is not None:
-        return Choice(forced, choice.flavor, "%s=%s" % (context.MODE_ENV, forced))
+    mode, flavor = context.state.forced, _api.flavor_from_env()
+    if mode is not None:
+        choice = choice._replace(mode=mode, reason="%s=%s" % (context.MODE_ENV, mode))
+    if flavor is not None:
+        choice = choice._replace(flavor=flavor, flavor_reason="%s=%s" % (_api.API_ENV, flavor[1]))
     return choice
 
 
@@ -258,7 +313,7 @@ def run(path, args=()):
     _import_hook.install()
     _api.set_flavor(choice.flavor)
     context.set_mode(choice.mode)
-    context.announce(choice.reason)
+    context.announce("%s; %s" % (choice.reason, choice.flavor_reason))
     sys.argv = [path] + list(args)
     sys.path[0] = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) \
         else os.path.abspath(path)

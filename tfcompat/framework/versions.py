@@ -1,0 +1,17 @@
+"""`tf.version`: the TensorFlow version whose API is emulated (TF's framework/versions.py).
+
+A script written for TF1 sees 1.15.5, the last TF1 release; one written for TF2 sees 2.15.1,
+the last release whose `tf.keras` is Keras 2 and whose API lists `tfcompat/_symbols` hold.
+Scripts check these (`tf.__version__.startswith('2')`); tfcompat's own version is
+`tfcompat.__version__`. Under the runner `tensorflow.__version__` is `tf.version.VERSION`.
+"""
+from tfcompat._api import export_constant
+
+TF1_VERSION, TF2_VERSION = "1.15.5", "2.15.1"
+
+# TF2 has no top-level VERSION / GIT_VERSION; a script taken for TF2 that reads them anyway
+# (an unused TF1 branch) sees TF2's values rather than TF1's.
+export_constant(TF1_VERSION, v1=["VERSION", "version.VERSION"])
+export_constant(TF2_VERSION, v2=["VERSION", "version.VERSION"])
+export_constant("v" + TF1_VERSION, v1=["GIT_VERSION", "version.GIT_VERSION"])
+export_constant("v" + TF2_VERSION, v2=["GIT_VERSION", "version.GIT_VERSION"])
