@@ -463,3 +463,19 @@ def test_runner_keeps_freed_tensor_memory_in_the_process(tmp_path, monkeypatch):
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "131072")
     assert cli.tune_allocator() is False
     assert int(check(run_script(tmp_path, _REALLOCATION_FAULTS)).strip()) > 4000
+
+
+def test_script_folder_cannot_shadow_tfcompat_dependencies(tmp_path):
+    for name in ("tensorboard", "safetensors", "h5py"):
+        (tmp_path / (name + ".py")).write_text("raise ImportError('the local %s.py')\n" % name)
+    out = check(run_script(tmp_path, """
+        import os
+        import tensorflow as tf
+        writer = tf.summary.create_file_writer("logs")
+        with writer.as_default():
+            tf.summary.scalar("loss", 1.0, step=1)
+        writer.flush()
+        ckpt = tf.train.Checkpoint(v=tf.Variable(2.0))
+        print("saved", os.path.exists(ckpt.save("ckpt/c") + ".safetensors"), os.listdir("logs") != [])
+        """))
+    assert out.split() == ["saved", "True", "True"]

@@ -7,6 +7,8 @@ define them and builds the namespaces.
 """
 import importlib as _importlib
 
+from tfcompat import _dependencies
+
 __version__ = "0.1.0"   # tfcompat's own; TF's is tf.version.VERSION (tfcompat.framework.versions)
 COMPILER_VERSION = "torch"
 
@@ -29,8 +31,9 @@ _MODULES = (
 )
 # The modules in _api.LAZY_MODULES (estimator, feature_column, contrib.*, platform, test,
 # keras.datasets) are imported by the namespaces when first used.
-for _name in _MODULES:
-    _importlib.import_module("tfcompat." + _name)
+with _dependencies.installed_only():
+    for _name in _MODULES:
+        _importlib.import_module("tfcompat." + _name)
 
 from tfcompat import _api  # noqa: E402
 

@@ -22,7 +22,7 @@ import runpy
 import sys
 
 import tfcompat
-from tfcompat import _api, _import_hook
+from tfcompat import _api, _dependencies, _import_hook
 from tfcompat.framework import context
 
 USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
@@ -310,6 +310,7 @@ def run(path, args=()):
     """Run a TF script as `__main__` under tfcompat, with `sys.argv = [path, *args]`."""
     choice = choose(path)
     tune_allocator()
+    _dependencies.import_lazy()
     _import_hook.install()
     _api.set_flavor(choice.flavor)
     context.set_mode(choice.mode)
