@@ -148,3 +148,28 @@ def test_keras_input_with_unknown_length_runs_any_length():
     model = tf.keras.Model(inputs, tf.keras.layers.GlobalAveragePooling1D()(embedded))
     assert model(np.array([[1, 2, 3]])).shape.as_list() == [1, 4]
     assert model(np.array([[1, 2, 3, 4, 5]])).shape.as_list() == [1, 4]
+
+
+def test_reshape_with_minus_one_of_unknown_dims_builds_as_in_tf():
+    """TF does not check divisibility when dims are unknown: the -1 dim is unknown and
+    the given ones are known (x_image = tf.reshape(x, [-1, 28, 28, 1]) in TF1 tutorials)."""
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32)
+        image = tf.reshape(x, [-1, 28, 28, 1])
+        assert image.shape.as_list() == [None, 28, 28, 1]
+        conv = tf.nn.conv2d(image, tf.ones([5, 5, 1, 4]), [1, 1, 1, 1], "SAME")
+        pooled = tf.nn.max_pool(conv, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+        flat = tf.reshape(pooled, [-1, 14 * 14 * 4])
+        assert flat.shape.as_list() == [None, 784]
+        rows = v1.placeholder(tf.float32, [None, 3])
+        pairs = tf.reshape(rows, [-1, 2])
+        assert pairs.shape.as_list() == [None, 2]
+        with v1.Session() as sess:
+            image_shape, flat_value = sess.run([tf.shape(image), flat],
+                                               {x: np.ones((2, 784), np.float32)})
+            assert sess.run(pairs, {rows: np.ones((4, 3))}).shape == (6, 2)
+            with pytest.raises(errors.InvalidArgumentError, match="multiple of 2"):
+                sess.run(pairs, {rows: np.ones((3, 3))})
+    assert image_shape.tolist() == [2, 28, 28, 1]
+    assert flat_value.shape == (2, 784)
+    np.testing.assert_allclose(flat_value.reshape(2, 14, 14, 4)[:, 3, 3], 25.0)

@@ -325,12 +325,31 @@ def _merging_shape_env():
     return _MERGING_SHAPE_ENV[0]()
 
 
-def _merged_fake_run(fake_mode, bound, fakes):
+_DIVISIBLE_STAND_IN = 2 ** 12 * 3 ** 4 * 5 ** 2 * 7 ** 2
+
+
+def _constant_value(expr, stand_ins):
+    """The integer `expr` (of unknown dims' symbols) equals whatever their sizes, judged
+    by two sets of stand-in sizes (the second 1009 times the first); None if it varies.
+    Sympy leaves `s // (28 * (s // 784))` (the 28 of `reshape(x, [-1, 28, 28, 1])`) as is."""
+    values = set()
+    for scale in (1, 1009):
+        value = expr.xreplace({symbol: stand_ins[symbol] * scale
+                               for symbol in expr.free_symbols if symbol in stand_ins})
+        if not value.is_Integer:
+            return None
+        values.add(int(value))
+    return values.pop() if len(values) == 1 else None
+
+
+def _merged_fake_run(fake_mode, bound, fakes, stand_in_factor=1):
     """`bound` on copies of `fakes` whose unknown dims are symbols of a scratch
     `_merging_shape_env`, so that an op requiring an unknown dim to equal a size or another
     unknown dim finds them equal, as TF's shape inference merges them for this op only.
     The outputs come back as fakes of `fake_mode`: known sizes (merged ones included) stay,
     an unknown dim equal to an input's stays that dim, any other becomes a new unknown dim.
+    `stand_in_factor` multiplies the unknown dims' stand-in sizes (a highly divisible one
+    lets `reshape(x, [-1, 28, 28, 1])` of unknown dims pass, as TF does not check there).
     Returns None if the op fails here too."""
     from torch._dynamo.source import ConstantSource
     from torch.fx.experimental.symbolic_shapes import DimDynamic
@@ -343,7 +362,8 @@ def _merged_fake_run(fake_mode, bound, fakes):
             return size
         expr = size.node.expr
         if expr not in scratch_dims:
-            hint = size.node.hint if size.node.has_hint() else 2 * len(scratch_dims) + 3
+            hint = stand_in_factor * (size.node.hint if size.node.has_hint()
+                                      else 2 * len(scratch_dims) + 3)
             symbol = env.create_symbol(hint, ConstantSource("unknown_dim_%d" % len(scratch_dims)),
                                        dynamic_dim=DimDynamic.DYNAMIC)
             env.unknown_dims.add(symbol)
@@ -358,7 +378,11 @@ def _merged_fake_run(fake_mode, bound, fakes):
         if expr.is_number:
             return int(expr)
         known = outer_dims.get(expr)
-        return known if known is not None else fake_mode.shape_env.create_unbacked_symint()
+        if known is not None:
+            return known
+        constant = _constant_value(expr, env.backed_var_to_val)
+        return constant if constant is not None else \
+            fake_mode.shape_env.create_unbacked_symint()
 
     def copy(value, mode, size):
         if isinstance(value, torch.Tensor):
@@ -700,7 +724,8 @@ class Graph(object):
         remembered (a stand-in size that happens to equal a constant must not make the dim
         known to later ops). An op that fails on unknown dims runs once more with them merged
         as TF's shape inference merges an unknown dim with what it must equal
-        (`_merged_fake_run`); if that fails too, the first error is raised.
+        (`_merged_fake_run`), then also with highly divisible stand-in sizes (a reshape
+        with -1 of unknown dims); if that fails too, the first error is raised.
         """
         with self._fake_mode, self._fake_mode.shape_env.suppress_guards():
             try:
@@ -710,6 +735,8 @@ class Graph(object):
                     raise
                 failure = error
         result = _merged_fake_run(self._fake_mode, bound, fakes)
+        if result is None:
+            result = _merged_fake_run(self._fake_mode, bound, fakes, _DIVISIBLE_STAND_IN)
         if result is None:
             raise failure
         return result
