@@ -428,6 +428,7 @@ class Graph(object):
         # imported here: symbolic shapes (sympy) cost ~0.5 s of import time eager scripts skip
         from torch.fx.experimental.symbolic_shapes import ShapeEnv
         self._fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
+        self._stand_ins = {}
         self._lock = threading.RLock()
         self.seed = None
 
@@ -746,7 +747,7 @@ class Graph(object):
 
         An unknown-rank tensor has no fake of its own rank: each op using it runs on
         stand-ins of every rank from 0 to two more than its other inputs' largest rank, at
-        least to 4 (all unknown-rank inputs taking the same rank, all dims unknown). A rank no stand-in
+        least to 3 (all unknown-rank inputs taking the same rank, all dims unknown). A rank no stand-in
         accepts is what TF's shape inference would reject for any rank; if no rank is
         accepted, the last failure is raised. An output's static shape keeps what all
         accepted ranks agree on (a rank, then each dim): `tf.matmul(x, w)` is `<unknown>`,
@@ -757,10 +758,10 @@ class Graph(object):
         inputs must have different ranks (`bias_add` of two of them): we raise."""
         known_ranks = [t._static.rank for t in inputs if t._static.rank is not None]
         runs, failure = [], None
-        for rank in range(max(known_ranks + [2]) + 3):
+        for rank in range(max(known_ranks + [1]) + 3):
             fakes = [t._fake for t in inputs]
             for i in unknown_rank:
-                fakes[i] = self._fake_for_shape(TensorShape([None] * rank), inputs[i]._dtype)
+                fakes[i] = self._stand_in(rank, inputs[i]._dtype)
             try:
                 result = self._fake_run(bound, fakes)
             except Exception as error:      # noqa: BLE001 - this rank is not accepted
@@ -778,6 +779,15 @@ class Graph(object):
         if not runs:
             raise failure
         return runs[0], static_shapes
+
+    def _stand_in(self, rank, dtype):
+        """The fake standing in for unknown-rank tensors of `dtype` at `rank` (all dims
+        unknown), made once per graph: fresh symbols would cost ~10 ms per op."""
+        key = (rank, dtype)
+        fake = self._stand_ins.get(key)
+        if fake is None:
+            fake = self._stand_ins[key] = self._fake_for_shape(TensorShape([None] * rank), dtype)
+        return fake
 
     def _outputs(self, operation, node, fake_out):
         """Wrap the fake result's tensors as SymbolicTensors (getitem nodes for sequences)."""
@@ -1131,6 +1141,7 @@ class SubGraph(Graph):
         self.outer = outer
         self.outer_captures = []
         self._fake_mode = outer._fake_mode
+        self._stand_ins = outer._stand_ins
         self._collections = outer._collections
         self._names_in_use = outer._names_in_use
         self.seed = outer.seed
