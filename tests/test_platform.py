@@ -1,4 +1,4 @@
-"""tf.app.run, tf.app.flags / tf.flags (absl's parsing rules) and tf.logging."""
+"""tf.app.run, tf.app.flags / tf.flags (absl.flags and its one registry) and tf.logging."""
 import logging
 import os
 import subprocess
@@ -6,10 +6,15 @@ import sys
 import textwrap
 
 import pytest
+from absl import flags as absl_flags
+from test_runner import run_script
 
 import tfcompat as tf
 from tfcompat import _import_hook
 from tfcompat.platform import app, flags, tf_logging
+
+flags.DEFINE_integer("test_platform_epochs", 1, "epochs for the app.run tests")
+absl_flags.DEFINE_string("test_platform_absl_name", "x", "a flag defined through absl.flags")
 
 
 def _flag_values():
@@ -98,25 +103,53 @@ def test_argv_must_be_a_non_empty_list():
         fv([])
 
 
-def test_reading_an_unparsed_plain_flagvalues_raises_but_tf_flags_parse_sys_argv(monkeypatch):
-    fv = _flag_values()
-    with pytest.raises(flags.UnparsedFlagAccessError, match="--name before flags were parsed"):
-        fv.name
-    tf_flags = flags._TFFlagValues()
-    flags.DEFINE_integer("batch", 8, "batch size", flag_values=tf_flags)
-    monkeypatch.setattr(sys, "argv", ["script.py", "--batch=32", "extra"])
-    assert tf_flags.batch == 32
-    assert tf_flags.is_parsed()
+@pytest.fixture
+def unparsed_flags():
+    """absl's one FLAGS, unparsed before and after the test (all tests share it)."""
+    absl_flags.FLAGS.unparse_flags()
+    yield absl_flags.FLAGS
+    absl_flags.FLAGS.unparse_flags()
+
+
+def test_absl_flags_and_tf_flags_are_one_registry(unparsed_flags):
+    assert tf.flags is tf.app.flags is tf.compat.v1.flags is flags
+    assert isinstance(tf.flags.FLAGS, absl_flags.FlagValues)
+    assert "test_platform_absl_name" in tf.flags.FLAGS and "test_platform_epochs" in unparsed_flags
+    assert tf.app.flags.FLAGS["test_platform_absl_name"] is unparsed_flags["test_platform_absl_name"]
+    # a flag defined through tf.flags belongs to the module calling DEFINE_*, as in TF
+    assert unparsed_flags.find_module_defining_flag("test_platform_epochs") == __name__
+    assert tf.flags.FLAGS(["prog", "--test_platform_epochs=3", "pos",
+                           "--test_platform_absl_name=y"]) == ["prog", "pos"]
+    assert unparsed_flags.test_platform_epochs == 3
+    assert tf.compat.v1.flags.FLAGS.test_platform_absl_name == "y"
+    tf.flags.FLAGS.test_platform_epochs = 7
+    assert unparsed_flags.test_platform_epochs == 7
+    with pytest.raises(absl_flags.DuplicateFlagError, match="test_platform_absl_name"):
+        tf.flags.DEFINE_string("test_platform_absl_name", "z", "defined again through tf")
+    assert tf.flags.DEFINE_enum_class is absl_flags.DEFINE_enum_class
+    with pytest.raises(NotImplementedError, match="tf.flags.tf_decorator"):
+        tf.flags.tf_decorator
     with pytest.raises(AttributeError):
-        tf_flags.undefined_flag
+        tf.flags.no_such_name
 
 
-def test_tf_flags_implicit_parse_rejects_unknown_flags_like_tf(monkeypatch):
-    tf_flags = flags._TFFlagValues()
-    flags.DEFINE_integer("batch", 8, "batch size", flag_values=tf_flags)
-    monkeypatch.setattr(sys, "argv", ["kernel.py", "-f", "kernel.json"])
-    with pytest.raises(flags.UnrecognizedFlagError, match="'f'"):
-        tf_flags.batch
+def test_reading_unparsed_tf_flags_parses_sys_argv_where_absl_raises(monkeypatch,
+                                                                      unparsed_flags):
+    monkeypatch.setattr(sys, "argv", ["script.py", "--test_platform_absl_name=q", "extra"])
+    with pytest.raises(absl_flags.UnparsedFlagAccessError,
+                       match="--test_platform_absl_name before flags were parsed"):
+        unparsed_flags.test_platform_absl_name
+    assert tf.flags.FLAGS.test_platform_absl_name == "q"
+    assert unparsed_flags.is_parsed() and unparsed_flags.test_platform_absl_name == "q"
+    with pytest.raises(AttributeError):
+        tf.flags.FLAGS.undefined_flag
+
+
+def test_tf_flags_implicit_parse_rejects_unknown_flags_like_tf(monkeypatch, unparsed_flags):
+    monkeypatch.setattr(sys, "argv", ["kernel.py", "-f", "kernel.json"])   # a Jupyter kernel
+    with pytest.raises(absl_flags.UnrecognizedFlagError, match="'f'"):
+        tf.flags.FLAGS.test_platform_epochs
+    assert not unparsed_flags.is_parsed()
 
 
 def test_assignment_validation_and_flag_values_dict():
@@ -180,12 +213,24 @@ def test_required_flag_with_default_warns():
         flags.mark_flag_as_required("out", flag_values=fv)
 
 
-def test_tf1_keyword_names_are_accepted():
+def test_tf1_keyword_names_are_accepted_with_a_warning(caplog):
     fv = flags.FlagValues()
-    flags.DEFINE_integer(flag_name="epochs", default_value=3, docstring="epochs",
-                         flag_values=fv)
+    with caplog.at_level(logging.WARNING):
+        flags.DEFINE_integer(flag_name="epochs", default_value=3, docstring="epochs",
+                             flag_values=fv)
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [(
+        "root", "WARNING", "Use of the keyword argument names (flag_name, default_value, "
+        "docstring) is deprecated, please use (name, default, help) instead.")]
+    flags.DEFINE_string(flag_name="s", default_value="a", docstring="", flag_values=fv)
+    flags.DEFINE_boolean(flag_name="b", default_value=True, docstring="", flag_values=fv)
+    flags.DEFINE_bool(flag_name="c", default_value=False, docstring="", flag_values=fv)
+    flags.DEFINE_float(flag_name="f", default_value=0.5, docstring="", flag_values=fv)
     fv(["prog"])
-    assert fv.epochs == 3 and fv["epochs"].help == "epochs"
+    assert (fv.epochs, fv.s, fv.b, fv.c, fv.f) == (3, "a", True, False, 0.5)
+    assert fv["epochs"].help == "epochs"
+    with pytest.raises(TypeError):   # TF renames them for those five DEFINEs only
+        flags.DEFINE_enum(flag_name="e", default_value="a", enum_values=["a"], docstring="",
+                          flag_values=fv)
 
 
 def test_flag_holder_reads_the_flag():
@@ -193,24 +238,6 @@ def test_flag_holder_reads_the_flag():
     holder = flags.DEFINE_float("lr", 0.1, "", flag_values=fv)
     fv(["prog", "--lr=0.25"])
     assert holder.value == 0.25 and holder.default == 0.1 and holder.present
-
-
-def test_help_text_lists_flags_with_defaults_and_syntax():
-    text = _flag_values().get_help()
-    assert "  --steps: steps\n    (default: '10')\n    (a non-negative integer)" in text
-    assert "  --[no]train: train?\n    (default: 'true')" not in text
-    assert "  --[no]train: train?\n    (default: true)" in text
-    assert "  --mode: <fast|slow>: mode" in text
-    assert "-d,--[no]debug: debug?" in text
-
-
-def test_tf_flags_is_one_module_with_absl_names_and_missing_names_named():
-    assert tf.flags is tf.app.flags is tf.compat.v1.flags is flags
-    assert tf.flags.FLAGS is flags.FLAGS
-    with pytest.raises(NotImplementedError, match="tf.flags.DEFINE_enum_class"):
-        tf.flags.DEFINE_enum_class
-    with pytest.raises(AttributeError):
-        tf.flags.no_such_name
 
 
 def test_internal_module_paths_are_the_real_modules():
@@ -222,41 +249,51 @@ def test_internal_module_paths_are_the_real_modules():
 
 # ---------------------------------------------------------------- tf.app.run
 
-flags.DEFINE_integer("test_platform_epochs", 1, "epochs for the app.run tests")
+
+@pytest.fixture
+def app_state(unparsed_flags):
+    """absl.app.run gives the root logger absl's handler and sets its level: undone after."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    unparsed_flags.unparse_flags()
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 @pytest.mark.parametrize("argv,expected_args,code", [
     (["prog"], ["prog"], None),
-    (["prog", "--test_platform_epochs=4", "file.txt"], ["prog", "file.txt"], 0),
-    (["prog", "--unknown_flag=1", "x"], ["prog", "--unknown_flag=1", "x"], 3),
+    (["prog", "--test_platform_epochs=4", "file.txt", "--test_platform_absl_name=y"],
+     ["prog", "file.txt"], 0),
+    (["prog", "--unknown_flag=1", "x", "--test_platform_epochs=4", "--more"],
+     ["prog", "--unknown_flag=1", "x", "--more"], 3),
 ])
 def test_app_run_calls_main_with_remaining_args_and_exits_with_its_value(argv, expected_args,
-                                                                         code):
+                                                                         code, app_state):
     seen = {}
 
     def main(args):
-        seen["args"] = args
-        seen["epochs"] = tf.flags.FLAGS.test_platform_epochs
+        seen.update(args=args, epochs=tf.flags.FLAGS.test_platform_epochs,
+                    name=absl_flags.FLAGS.test_platform_absl_name)
         return code
 
     with pytest.raises(SystemExit) as info:
         tf.app.run(main=main, argv=argv)
     assert info.value.code == code
-    assert seen["args"] == expected_args
-    assert seen["epochs"] == (4 if "--test_platform_epochs=4" in argv else 1)
-    flags.FLAGS.unparse_flags()
+    assert seen == {"args": expected_args,
+                    "epochs": 4 if "--test_platform_epochs=4" in argv else 1,
+                    "name": "y" if "--test_platform_absl_name=y" in argv else "x"}
 
 
-def test_app_run_rejects_bad_values_of_defined_flags():
-    with pytest.raises(flags.IllegalFlagValueError, match="test_platform_epochs=many"):
+def test_app_run_rejects_bad_values_of_defined_flags(app_state):
+    with pytest.raises(absl_flags.IllegalFlagValueError, match="test_platform_epochs=many"):
         tf.app.run(main=lambda args: 0, argv=["prog", "--test_platform_epochs=many"])
-    flags.FLAGS.unparse_flags()
 
 
 @pytest.mark.parametrize("flag,full", [("--help", False), ("--helpshort", False),
                                        ("-?", False), ("--helpfull", True)])
-def test_app_run_help_prints_usage_and_exits_1(flag, full, capsys, monkeypatch):
-    main_module = flags.FLAGS.find_module_defining_flag("test_platform_epochs")
+def test_app_run_help_prints_usage_and_exits_1(flag, full, capsys, monkeypatch, app_state):
+    main_module = absl_flags.FLAGS.find_module_defining_flag("test_platform_epochs")
     monkeypatch.setattr(sys, "argv", [main_module])   # the script is named by argv[0]
     called = []
     with pytest.raises(SystemExit) as info:
@@ -264,8 +301,56 @@ def test_app_run_help_prints_usage_and_exits_1(flag, full, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert info.value.code == 1 and not called
     assert "--test_platform_epochs: epochs for the app.run tests" in out
+    assert "--test_platform_absl_name: a flag defined through absl.flags" in out
     assert ("Try --helpfull" in out) != full
-    flags.FLAGS.unparse_flags()
+
+
+ABSL_APP_SCRIPT = """
+    \"\"\"Trains a model.\"\"\"
+    from absl import app, flags
+    import tensorflow as tf
+
+    flags.DEFINE_string("absl_name", "x", "defined with absl.flags")
+    tf.compat.v1.flags.DEFINE_integer("steps", 2, "defined with tf.compat.v1.flags")
+    FLAGS = flags.FLAGS
+
+    def main(argv):
+        print("main", argv[1:], FLAGS.absl_name, FLAGS.steps, tf.flags.FLAGS.absl_name)
+        return 3
+
+    if __name__ == "__main__":
+        app.run(main)
+"""
+
+TF_APP_SCRIPT = """
+    from absl import flags as absl_flags
+    import tensorflow as tf
+
+    tf.app.flags.DEFINE_integer("steps", 2, "defined with tf.app.flags")
+    absl_flags.DEFINE_string("absl_name", "x", "defined with absl.flags")
+
+    def main(argv):
+        print("main", argv[1:], tf.flags.FLAGS.steps, tf.app.flags.FLAGS.absl_name)
+
+    if __name__ == "__main__":
+        tf.app.run()
+"""
+
+
+@pytest.mark.parametrize("source,args,code,out", [
+    (ABSL_APP_SCRIPT, ["--steps=5", "pos", "--absl_name=q"], 3, "main ['pos'] q 5 q\n"),
+    (ABSL_APP_SCRIPT, ["--help"], 1,
+     "Trains a model.\nflags:\n\n{script}:\n"
+     "  --absl_name: defined with absl.flags\n    (default: 'x')\n"
+     "  --steps: defined with tf.compat.v1.flags\n    (default: '2')\n    (an integer)\n\n"
+     "Try --helpfull to get a list of all flags.\n"),
+    (TF_APP_SCRIPT, ["--bogus=1", "--steps=4", "pos", "--absl_name=q"], 0,
+     "main ['--bogus=1', 'pos'] 4 q\n"),         # tf.app.run passes them on to main
+])
+def test_scripts_mixing_absl_and_tf_flags_under_the_runner(tmp_path, source, args, code, out):
+    proc = run_script(tmp_path, source, *args)
+    assert (proc.returncode, proc.stdout) == (code, out.format(script=tmp_path / "script.py")), \
+        proc.stderr
 
 
 # ---------------------------------------------------------------- tf.logging
