@@ -330,6 +330,7 @@ TF_APP_SCRIPT = """
     absl_flags.DEFINE_string("absl_name", "x", "defined with absl.flags")
 
     def main(argv):
+        tf.logging.info("in main")
         print("main", argv[1:], tf.flags.FLAGS.steps, tf.app.flags.FLAGS.absl_name)
 
     if __name__ == "__main__":
@@ -337,20 +338,23 @@ TF_APP_SCRIPT = """
 """
 
 
-@pytest.mark.parametrize("source,args,code,out", [
-    (ABSL_APP_SCRIPT, ["--steps=5", "pos", "--absl_name=q"], 3, "main ['pos'] q 5 q\n"),
+@pytest.mark.parametrize("source,args,code,out,log", [
+    (ABSL_APP_SCRIPT, ["--steps=5", "pos", "--absl_name=q"], 3, "main ['pos'] q 5 q\n", ""),
     (ABSL_APP_SCRIPT, ["--help"], 1,
      "Trains a model.\nflags:\n\n{script}:\n"
      "  --absl_name: defined with absl.flags\n    (default: 'x')\n"
      "  --steps: defined with tf.compat.v1.flags\n    (default: '2')\n    (an integer)\n\n"
-     "Try --helpfull to get a list of all flags.\n"),
+     "Try --helpfull to get a list of all flags.\n", ""),
+    # tf.app.run passes unknown flags on to main; absl's handler logs INFO with file:line
     (TF_APP_SCRIPT, ["--bogus=1", "--steps=4", "pos", "--absl_name=q"], 0,
-     "main ['--bogus=1', 'pos'] 4 q\n"),         # tf.app.run passes them on to main
+     "main ['--bogus=1', 'pos'] 4 q\n", " script.py:9] in main\n"),
 ])
-def test_scripts_mixing_absl_and_tf_flags_under_the_runner(tmp_path, source, args, code, out):
+def test_scripts_mixing_absl_and_tf_flags_under_the_runner(tmp_path, source, args, code, out,
+                                                           log):
     proc = run_script(tmp_path, source, *args)
     assert (proc.returncode, proc.stdout) == (code, out.format(script=tmp_path / "script.py")), \
         proc.stderr
+    assert log in proc.stderr
 
 
 # ---------------------------------------------------------------- tf.logging
@@ -404,6 +408,19 @@ def test_verbosity_filters_messages(tf_records):
     tf.logging.TaskLevelStatusMessage("status")
     assert tf_records() == [(40, "kept error"), (10, "kept debug"), (15, "kept vlog"),
                             (40, "status")]
+
+
+def test_records_name_the_line_calling_tf_logging(tf_records, caplog):
+    def log_three_ways():
+        tf.logging.info("info")
+        tf.logging.log_if(tf.logging.WARN, "through log_if and vlog", True)
+        tf.get_logger().error("the logger itself")
+
+    log_three_ways()
+    first = log_three_ways.__code__.co_firstlineno
+    assert [(r.pathname, r.lineno, r.funcName) for r in caplog.records
+            if r.name == "tensorflow"] == [(__file__, first + line, "log_three_ways")
+                                           for line in (1, 2, 3)]
 
 
 def test_log_every_n_and_log_first_n_count_per_call_site(tf_records):

@@ -3,11 +3,14 @@
 As in TF 1.15 the logger is configured on first use: unless the root logger already has
 handlers, it gets a stderr handler with Python's BASIC_FORMAT ("INFO:tensorflow:message"); in an
 interactive interpreter it logs to stdout at INFO. Verbosity is the logger's level, so the
-default is the root logger's WARN. Other tfcompat modules log through the same logger.
+default is the root logger's WARN. Other tfcompat modules log through the same logger. As TF
+sets it, the logger's `findCaller` names the line that called tf.logging (a handler printing
+file:line, such as absl's under tf.app.run, shows the script's line, not this module's).
 """
 import logging
 import sys
 import threading
+import traceback
 from logging import DEBUG, ERROR, FATAL, INFO, WARN
 
 from tfcompat._api import export_constant, tf_export
@@ -22,6 +25,33 @@ _logger_lock = threading.Lock()
 _log_counter_per_token = {}
 
 
+# Frames of these files are skipped when a log record names its caller.
+_LOGGING_FILES = frozenset((sys._getframe().f_code.co_filename,
+                            logging.Logger.findCaller.__code__.co_filename))
+
+
+def _caller_frame():
+    """The innermost frame outside this module and Python's logging: the tf.logging caller."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename in _LOGGING_FILES:
+        frame = frame.f_back
+    return frame
+
+
+def _find_caller(stack_info=False, stacklevel=1):
+    """`findCaller` of the "tensorflow" logger, as TF sets it: (file, line, function, stack) of
+    the code calling tf.logging.* or the logger. For a direct `tf.get_logger().info(...)`, TF's
+    frame counting names the first frame outside the calling file; this names the caller."""
+    frame = _caller_frame()
+    if frame is None:
+        return "(unknown file)", 0, "(unknown function)", None
+    stack = None
+    if stack_info:
+        stack = "Stack (most recent call last):\n" + \
+            "".join(traceback.format_stack(frame)).rstrip("\n")
+    return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, stack
+
+
 def _interactive():
     return hasattr(sys, "ps1") or bool(sys.flags.interactive)
 
@@ -33,6 +63,7 @@ def get_logger():
     with _logger_lock:
         if _logger is None:
             logger = logging.getLogger("tensorflow")
+            logger.findCaller = _find_caller
             if not logging.getLogger().handlers:
                 if _interactive():
                     logger.setLevel(INFO)
@@ -99,13 +130,8 @@ def flush():
 
 def _caller_location():
     """(file, line) of the first caller outside this module: the token for log_every_n."""
-    frame = sys._getframe()
-    our_file = frame.f_code.co_filename
-    while frame is not None:
-        if frame.f_code.co_filename != our_file:
-            return frame.f_code.co_filename, frame.f_lineno
-        frame = frame.f_back
-    return "<unknown>", 0
+    frame = _caller_frame()
+    return (frame.f_code.co_filename, frame.f_lineno) if frame else ("<unknown>", 0)
 
 
 def _next_count(token):

@@ -8,6 +8,11 @@
   tracked: their weights, losses and updates belong to the layer. A layer is a `tf.Module`:
   the variables of plain `tf.Module`s it holds are among its weights, and `submodules` (or a
   `tf.Module` holding the layer) walks the same attributes Keras tracks.
+- dtypes (Keras 2): a layer's dtype is its `dtype` argument, else `floatx()` when it is
+  made; its call casts floating inputs (numpy arrays and tensors in the first argument) to it,
+  integer ones stay as they are (`Dense` casts those in its call). TF1 (Keras in TF 1.15):
+  without a `dtype` argument a layer takes its first input's floating dtype when built, and
+  only numpy inputs are cast.
 - `training`: an explicit value wins, then the value of the enclosing layer call, then a
   learning phase fixed with `set_learning_phase`; else the `call` signature's default.
 - Called on Keras symbolic tensors (`tf.keras.Input`) the call is recorded as a `Node`, from
@@ -257,6 +262,7 @@ def _get_initializer(identifier):
 
 
 _WEIGHT_LISTS = frozenset(("_trainable_weights", "_non_trainable_weights"))
+_FLOATING_DTYPES = frozenset(("float16", "bfloat16", "float32", "float64"))
 
 
 @tf_export("keras.layers.Layer")
@@ -291,7 +297,10 @@ class Layer(Module):
         self._in_call_loss_ids = set()   # ids of symbolic losses added inside layer calls
         self._inbound_nodes = []
         self._outbound_nodes = []
-        self._dtype = None if dtype is None else dtypes.as_dtype(dtype).name
+        if dtype is not None:
+            self._dtype = dtypes.as_dtype(dtype).name
+        else:
+            self._dtype = backend.floatx() if _api.flavor() == "v2" else None
         self._autocast = kwargs.get("autocast", True)
         self.supports_masking = getattr(self, "supports_masking", False)
         self.input_spec = getattr(self, "input_spec", None)
@@ -782,19 +791,26 @@ class Layer(Module):
             self._initial_weights = None
 
     def _convert_inputs(self, inputs):
-        """numpy/Python values to tensors; floating tensors to the layer's dtype (TF2)."""
+        """numpy/Python values to tensors, floating ones in the layer's dtype; in TF2 floating
+        tensors are cast to it too (Keras 2's `_maybe_cast_inputs`), unless the layer was made
+        with `autocast=False` or computes in a non-floating dtype."""
+        cast_to = None
+        if self._autocast and self.dtype in _FLOATING_DTYPES:
+            cast_to = dtypes.as_dtype(self.dtype)
+        cast_tensors = cast_to is not None and _api.flavor() == "v2"
+
         def convert(x):
             if isinstance(x, (np.ndarray, np.generic, float, int, list)) and \
                     not isinstance(x, bool):
                 array = np.asarray(x)
-                if array.dtype.kind == "f" and self._autocast:
-                    return ops.convert_to_tensor(array.astype(self.dtype))
+                if array.dtype.kind == "f" and cast_to is not None:
+                    return ops.convert_to_tensor(array, dtype=cast_to)
                 return ops.convert_to_tensor(array)
-            if self._autocast and self._dtype is not None and _api.flavor() == "v2" and \
-                    isinstance(x, Tensor) and x.dtype.base_dtype.is_floating and \
-                    x.dtype.base_dtype.name != self._dtype:
-                from tfcompat.ops import math_ops
-                return math_ops.cast(x, self._dtype)
+            if cast_tensors and isinstance(x, Tensor):
+                dtype = x.dtype.base_dtype
+                if dtype.is_floating and dtype != cast_to:
+                    from tfcompat.ops import math_ops
+                    return math_ops.cast(x, cast_to)
             return x
         if isinstance(inputs, (list, tuple, dict)):
             return map_structure(convert, inputs)
@@ -952,6 +968,17 @@ class Layer(Module):
     def __repr__(self):
         return "<%s.%s object name=%s>" % (type(self).__module__, type(self).__name__,
                                            self.name)
+
+
+def conform_dtype(value, dtype):
+    """`value` as a tensor of `dtype`: Keras 2's graph networks cast what they are called on
+    to their `Input`s' dtypes (numpy and integer inputs included)."""
+    if not ops.is_tensor(value):
+        return ops.convert_to_tensor(np.asarray(value), dtype=dtype)
+    if value.dtype.base_dtype != dtype.base_dtype:
+        from tfcompat.ops import math_ops
+        return math_ops.cast(value, dtype.base_dtype)
+    return value
 
 
 def _dedup(items):

@@ -15,11 +15,11 @@ import os
 
 import numpy as np
 
-from tfcompat.framework import ops
 from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.framework.tensor import Tensor
 from tfcompat.keras import backend
-from tfcompat.keras.engine.base_layer import Layer, _call_context, flatten, map_structure
+from tfcompat.keras.engine.base_layer import (Layer, _call_context, conform_dtype, flatten,
+                                              map_structure)
 from tfcompat.keras.engine.input_layer import InputLayer
 from tfcompat.keras.engine.op_layer import (TensorFlowOpLayer, create_keras_history,
                                             depends_on_keras_tensors)
@@ -119,6 +119,7 @@ class Network(Layer):
         self._output_layers = [x._keras_history[0] for x in self.outputs]
         self.built = True
         self._compute_output_and_mask_jointly = True
+        self._autocast = False  # as in Keras 2: inputs are cast to the Inputs' dtypes instead
         self._record_self_node()
 
     def _set_network_nodes(self):
@@ -214,10 +215,7 @@ class Network(Layer):
                              % (self.name, len(self.inputs), len(flat)))
         values = {}
         for placeholder, value in zip(self.inputs, flat):
-            if not ops.is_tensor(value):
-                value = ops.convert_to_tensor(np.asarray(value), dtype=placeholder.dtype
-                                              if np.asarray(value).dtype.kind == "f" else None)
-            values[id(placeholder)] = value
+            values[id(placeholder)] = conform_dtype(value, placeholder.dtype)
         masks = flatten(mask) if mask is not None else [None] * len(flat)
         for value, m in zip(values.values(), masks):
             if m is not None:

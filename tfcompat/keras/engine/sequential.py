@@ -2,8 +2,10 @@
 
 With an input shape (an `Input`/`InputLayer` first, or `input_shape=` on the first layer) the
 layers are connected symbolically as they are added, so `summary()`, `inputs`/`outputs` and
-the weights exist at once; otherwise the model is built on its first call (or `build`).
-`call` applies the layers in order, passing `training` and masks along.
+the weights exist at once; otherwise the model is built on its first call (on an `Input` of
+that call's dtype) or by `build`. `call` applies the layers in order, passing `training` and
+masks along; once connected, it first casts its input to the `Input`'s dtype, as Keras 2's
+functional models do.
 """
 import logging
 import warnings
@@ -11,7 +13,7 @@ import warnings
 from tfcompat._api import tf_export
 from tfcompat.framework.tensor import Tensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras.engine.base_layer import Layer, flatten, is_keras_tensor
+from tfcompat.keras.engine.base_layer import Layer, conform_dtype, flatten, is_keras_tensor
 from tfcompat.keras.engine.input_layer import Input, InputLayer
 from tfcompat.keras.engine.training import Model
 
@@ -75,6 +77,7 @@ class Sequential(Model):
     def _set_graph_built(self):
         self._graph_built = True
         self.built = True
+        self._autocast = False  # as a functional model: `call` casts to the Input's dtype
         self.inputs = [self._seq_input]
         self.outputs = [self._seq_output]
 
@@ -92,10 +95,13 @@ class Sequential(Model):
 
     def build(self, input_shape=None):
         """Connect the layers on a symbolic input of `input_shape` (batch dimension first)."""
+        self._build_graph(input_shape)
+
+    def _build_graph(self, input_shape, dtype=None):
         if self._seq_input is None:
             if input_shape is None:
                 raise ValueError("You must provide an `input_shape` argument.")
-            self._seq_input = Input(batch_shape=TensorShape(input_shape).as_list())
+            self._seq_input = Input(batch_shape=TensorShape(input_shape).as_list(), dtype=dtype)
             x = self._seq_input
             for layer in self._seq_layers:
                 x = self._apply_symbolic(layer, x)
@@ -108,13 +114,15 @@ class Sequential(Model):
                 isinstance(inputs, Tensor) and inputs.shape.rank is not None:
             shape = [None] + inputs.shape.as_list()[1:]
             try:
-                self.build(shape)
+                self._build_graph(shape, inputs.dtype.base_dtype)
             except (ValueError, TypeError):
                 self._seq_input = None  # layers that need concrete shapes: build eagerly
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
         x = inputs
+        if self._seq_input is not None and isinstance(self._seq_input, Tensor):
+            x = conform_dtype(x, self._seq_input.dtype)
         for layer in self._seq_layers:
             kwargs = {}
             if layer._expects_mask_arg:

@@ -25,6 +25,7 @@ import torch
 
 from tfcompat.framework import context, ops
 from tfcompat.framework.tensor import EagerTensor
+from tfcompat.keras import backend
 from tfcompat.keras import callbacks as callbacks_module
 from tfcompat.keras import losses as losses_mod
 from tfcompat.keras import metrics as metrics_mod
@@ -41,14 +42,14 @@ _state = context.state
 
 
 def _to_tensor(value):
-    """A batch leaf as an EagerTensor (numpy floats as float32, like Keras' adapters)."""
+    """A batch leaf as an EagerTensor (numpy floats in `floatx()`, like Keras' adapters)."""
     if value is None or type(value) is EagerTensor:
         return value
     if ops.is_tensor(value):
         return ops.convert_to_tensor(value)
     array = np.asarray(value)
-    if array.dtype.kind == "f" and array.dtype != np.float32:
-        array = array.astype(np.float32)
+    if array.dtype.kind == "f" and array.dtype != backend.floatx():
+        array = array.astype(backend.floatx())
     if array.dtype.kind in "USO":
         return ops.convert_to_tensor(array)
     return EagerTensor(ops.constant_to_torch(array))

@@ -41,8 +41,10 @@ def get_initializer(identifier):
 
 @ops.op(graph_name="MatMul")
 def _dense(x, kernel):
-    x, w = ops.binary_operands(x, kernel, "MatMul")
-    return torch.matmul(x, w)
+    """`x @ kernel`, `x` cast to the kernel's dtype first: Keras' `Dense.call` casts its
+    inputs (integer or float64 ones into a float32 layer) to the layer's dtype."""
+    x, w = ops.to_torch(x), ops.to_torch(kernel)
+    return torch.matmul(x if x.dtype is w.dtype else x.to(w.dtype), w)
 
 
 @tf_export("keras.layers.Dense")
