@@ -4,7 +4,12 @@ As TF 1.15: the default tokenizer splits with TF's regular expression; ids start
 order of first appearance (0 is "<UNK>" and padding); `min_frequency` keeps the words seen
 more than that many times, renumbered by decreasing count (ties alphabetical); `save` /
 `restore` pickle the processor. The attribute names are TF's, so vocabularies pickled by
-TensorFlow load under the runner (which maps TF's module paths to these classes).
+TensorFlow load too (TF's module paths name these classes).
+
+Where we differ: `restore` rebuilds only what a processor pickle holds (these classes, the
+default tokenizer, dicts, lists, strings and numbers) and refuses any other global, so a
+crafted file cannot run code; a processor saved with a custom `tokenizer_fn` cannot be
+restored (TF imports the function the file names).
 """
 import collections
 import pickle
@@ -13,6 +18,7 @@ import re
 import numpy as np
 
 from tfcompat._api import tf_export
+from tfcompat.util import safe_pickle
 
 _TEXT = ("contrib.learn.preprocessing.", "contrib.learn.python.learn.preprocessing.text.",
          "contrib.learn.python.learn.preprocessing.")
@@ -137,5 +143,31 @@ class VocabularyProcessor(object):
 
     @classmethod
     def restore(cls, filename):
+        """The processor `save` wrote (or TF's, which names the classes by TF's modules)."""
         with open(filename, "rb") as f:
-            return pickle.loads(f.read())
+            processor = safe_pickle.load(f, _PICKLED_GLOBALS, "a VocabularyProcessor file")
+        if not isinstance(processor, VocabularyProcessor):
+            raise ValueError("%s holds a %s, not a VocabularyProcessor"
+                             % (filename, type(processor).__name__))
+        return processor
+
+
+def _pickled_globals():
+    """(module, name) -> object for every global a processor pickle may name: these classes
+    and the default tokenizer under our module and TF's (Python 3 and 2 pickles), and the
+    builtins a pickled vocabulary uses."""
+    tf_text = "tensorflow.contrib.learn.python.learn.preprocessing."
+    homes = {VocabularyProcessor: tf_text + "text", tokenizer: tf_text + "text",
+             CategoricalVocabulary: tf_text + "categorical_vocabulary"}
+    table = {("collections", "defaultdict"): collections.defaultdict,
+             ("builtins", "int"): int, ("__builtin__", "int"): int, ("__builtin__", "long"): int,
+             ("builtins", "object"): object, ("__builtin__", "object"): object,
+             ("copyreg", "_reconstructor"): None, ("copy_reg", "_reconstructor"): None}
+    for obj, tf_module in homes.items():
+        for module in (__name__, tf_module, tf_text[:-1],
+                       "tensorflow.contrib.learn.preprocessing"):
+            table[(module, obj.__name__)] = obj
+    return table
+
+
+_PICKLED_GLOBALS = _pickled_globals()

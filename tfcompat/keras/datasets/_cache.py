@@ -5,35 +5,27 @@ arrays of lists) and CIFAR batches with `pickle`. Here pickles may only rebuild 
 containers and numpy arrays: a cache file that asks for anything else is refused.
 """
 import io
-import pickle
 import zipfile
 
 import numpy as np
 
 from tfcompat.keras.utils.data_utils import get_file
+from tfcompat.util import safe_pickle
 
 ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
 
-_ALLOWED_GLOBALS = {
+_ALLOWED_GLOBALS = dict.fromkeys({
     ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
     ("numpy", "ndarray"), ("numpy", "dtype"), ("numpy.core.multiarray", "scalar"),
     ("numpy._core.multiarray", "scalar"), ("copy_reg", "_reconstructor"),
     ("copyreg", "_reconstructor"), ("__builtin__", "object"), ("builtins", "object"),
     ("_codecs", "encode"),
-}
-
-
-class _DataUnpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        if (module, name) in _ALLOWED_GLOBALS:
-            return super(_DataUnpickler, self).find_class(module, name)
-        raise pickle.UnpicklingError("Refusing to load %s.%s from a Keras dataset file: it "
-                                     "may only hold lists, dicts and numpy arrays."
-                                     % (module, name))
+})
 
 
 def load_pickle(fileobj, encoding="bytes"):
-    return _DataUnpickler(fileobj, encoding=encoding).load()
+    return safe_pickle.load(fileobj, _ALLOWED_GLOBALS, "a Keras dataset file: it may only "
+                            "hold lists, dicts and numpy arrays", encoding=encoding)
 
 
 def _read_npy(fileobj):
