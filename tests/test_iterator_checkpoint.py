@@ -120,3 +120,62 @@ def test_restore_into_a_different_pipeline_raises(tmp_path):
     other = iter(tf.data.Dataset.range(10))
     with pytest.raises(errors.InvalidArgumentError, match="shuffles"):
         tf.train.Checkpoint(iterator=other).restore(path)
+
+
+def _graph_pipeline():
+    dataset = tf.data.Dataset.range(20).shuffle(6, seed=4).repeat().batch(3)
+    iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)
+    saveable = tf.data.experimental.make_saveable_from_iterator(iterator)
+    tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS, saveable)
+    step = tf.compat.v1.Variable(0)
+    return iterator.get_next(), tf.compat.v1.assign_add(step, 1), step
+
+
+def test_make_saveable_from_iterator_with_saver_in_a_graph(tmp_path):
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        batch, increment, _ = _graph_pipeline()
+        saver = v1.train.Saver()        # variables and SAVEABLE_OBJECTS
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            for _ in range(5):
+                sess.run([batch, increment])
+            path = saver.save(sess, str(tmp_path / "model"))
+            expected = [sess.run(batch).tolist() for _ in range(4)]
+    assert dict(tf.train.list_variables(path))["OneShotIterator:0_STATE"] == [8]
+    with tf.Graph().as_default():
+        batch, _, step = _graph_pipeline()
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, path)
+            assert sess.run(step) == 5
+            assert [sess.run(batch).tolist() for _ in range(4)] == expected
+
+
+def test_initializable_iterator_saveable_needs_its_initializer(tmp_path):
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        count = v1.placeholder(tf.int64, [])
+        iterator = v1.data.make_initializable_iterator(
+            tf.data.Dataset.range(count).map(lambda x: x * 10))
+        element = iterator.get_next()
+        saver = v1.train.Saver([tf.data.experimental.make_saveable_from_iterator(iterator)])
+        with v1.Session() as sess:
+            with pytest.raises(errors.FailedPreconditionError, match="not been initialized"):
+                saver.save(sess, str(tmp_path / "model"))
+            sess.run(iterator.initializer, {count: 7})
+            assert [sess.run(element) for _ in range(2)] == [0, 10]
+            path = saver.save(sess, str(tmp_path / "model"))
+            assert sess.run(element) == 20
+        with v1.Session() as sess:
+            sess.run(iterator.initializer, {count: 7})     # the dataset's inputs, then the position
+            saver.restore(sess, path)
+            assert [sess.run(element) for _ in range(5)] == [20, 30, 40, 50, 60]
+            with pytest.raises(errors.OutOfRangeError):
+                sess.run(element)
+    assert dict(tf.train.list_variables(path)) == {"Iterator:0_STATE": [2]}
+
+
+def test_make_saveable_from_an_eager_iterator_raises_as_tf():
+    with pytest.raises(AttributeError, match="eager"):
+        tf.data.experimental.make_saveable_from_iterator(iter(tf.data.Dataset.range(3)))

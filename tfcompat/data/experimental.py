@@ -1,6 +1,7 @@
 """`tf.data.experimental`: the transformation functions TF1-era scripts use with `apply`."""
 from tfcompat._api import tf_export
 from tfcompat.data.dataset_ops import Dataset
+from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
 
 
@@ -83,3 +84,37 @@ class _IgnoreErrors(Dataset):
             except errors.OpError:
                 continue
             yield element
+
+
+class IteratorSaveable(object):
+    """TF's SaveableObject for a graph iterator: `tf.train.Saver` saves the iterator's
+    position in a session under `<name>_STATE` (an int64 vector, see
+    `iterator_ops._Iteration`) and restores it into the session's pass."""
+
+    def __init__(self, iterator, name):
+        self.name = name
+        self.checkpoint_key = name + "_STATE"
+        self._iterator = iterator
+
+    def _saver_value(self, session):
+        return self._iterator._save_position(session)
+
+    def _saver_restore(self, value, session):
+        self._iterator._restore_position(value, session)
+
+
+@tf_export("data.experimental.make_saveable_from_iterator")
+def make_saveable_from_iterator(iterator, external_state_policy=None):
+    """A saveable for a graph iterator; add it to the SAVEABLE_OBJECTS collection (or a
+    Saver's var_list) and `tf.train.Saver` saves and restores the iterator's position.
+    As in TF, eager iterators have no resource name: save them with tf.train.Checkpoint."""
+    if isinstance(iterator, OwnedIterator):
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled "
+                             "(make_saveable_from_iterator needs a graph iterator; save an "
+                             "eager iterator with tf.train.Checkpoint(iterator=...))")
+    if not isinstance(iterator, Iterator):
+        raise TypeError("make_saveable_from_iterator expects a tf.data Iterator, got %r"
+                        % (iterator,))
+    name = iterator._graph.unique_name("OneShotIterator" if iterator._one_shot
+                                       else "Iterator")
+    return IteratorSaveable(iterator, name + ":0")

@@ -36,87 +36,69 @@ def _end_of_sequence():
     return errors.OutOfRangeError("End of sequence")
 
 
-@tf_export("contrib.eager.Iterator")
-class OwnedIterator(object):
-    """An eager iterator over a dataset (`iter(dataset)`, `tfe.Iterator(dataset)`).
+def _not_initialized():
+    return errors.FailedPreconditionError(
+        "GetNext() failed because the iterator has not been initialized. Ensure that you "
+        "have run the initializer operation for this iterator before getting the next "
+        "element.")
 
-    `next()` / `__next__` raise StopIteration at the end; `get_next()` raises
-    `tf.errors.OutOfRangeError`, as TF does.
 
-    In a `tf.train.Checkpoint` it saves its position as TF saves an iterator's state, under
-    `<path>/.ATTRIBUTES/ITERATOR_STATE`, but as an int64 vector (no pickle, no serialized
-    pipeline): the number of elements it has produced, then for each shuffle of the
-    pipeline its seed material, the epochs this iterator used and its next epoch (see
-    `_checkpoint_state`). Restoring rebuilds the iteration over the same dataset and
-    replays that many elements (computing them again), so the next element is the one
-    that followed at save time. Where we differ: TF stores the buffers instead, and
-    restores pipelines with random map functions exactly (replay draws new numbers) and
-    `list_files` shuffles (ours take new orders). Like TF, a pipeline reading a Python
-    generator cannot be saved (FailedPreconditionError).
-    """
+class _Iteration(object):
+    """One pass of an iterator through a dataset: the Python iterator, how many elements it
+    produced, the shuffle epochs it used and the graph-tensor values it started from.
 
-    def __init__(self, dataset):
-        if context.state.building_graph:
-            raise RuntimeError("tfe.Iterator can only be used when eager execution is enabled.")
-        self._dataset = dataset
-        self._start(ShuffleEpochs())
+    Its position (`position()`) is what a checkpoint saves as an iterator's state, under
+    TF's attribute name ITERATOR_STATE, but as an int64 vector (no pickle, no serialized
+    pipeline): [elements produced, number of shuffles, then per shuffle (walk order):
+    len(seed material), seed material..., next epoch, number of epochs used, epochs
+    used...]. `restored(value)` rebuilds the pass over the same dataset and replays that
+    many elements (computing them again), so the next element is the one that followed at
+    save time. Where we differ: TF stores the buffers instead, and restores pipelines with
+    random map functions exactly (replay draws new numbers) and `list_files` shuffles
+    (ours take new orders). Like TF, a pipeline reading a Python generator cannot be saved
+    (FailedPreconditionError)."""
 
-    def _start(self, shuffle_epochs):
-        self._shuffle_epochs = shuffle_epochs
-        self._produced = 0
-        self._it = self._dataset._iter({SHUFFLE_EPOCHS: shuffle_epochs})
+    def __init__(self, dataset, capture_values=(), replay=None):
+        self.dataset = dataset
+        self.capture_values = tuple(capture_values)
+        self.shuffle_epochs = ShuffleEpochs(replay)
+        self.produced = 0
+        env = {id(t): EagerTensor(v) for t, v in zip(dataset._captures(), capture_values)}
+        env[SHUFFLE_EPOCHS] = self.shuffle_epochs
+        self._it = dataset._iter(env)
 
-    def __iter__(self):
-        return self
-
-    def __next__(self):
+    def next(self):
+        """The next element, or _END."""
         element = next(self._it, _END)
-        if element is _END:
-            raise StopIteration
-        self._produced += 1
+        if element is not _END:
+            self.produced += 1
         return element
 
-    next = __next__
-
-    def get_next(self, name=None):
-        element = next(self._it, _END)
-        if element is _END:
-            raise _end_of_sequence()
-        self._produced += 1
-        return element
-
-    # --- checkpoints (see tfcompat.train.tracking)
-    def _checkpoint_state(self):
-        return {ITERATOR_STATE: self._position}
-
-    def _position(self):
-        """The saved int64 vector: [elements produced, number of shuffles, then per shuffle
-        (walk order): len(seed material), seed material..., next epoch, number of epochs
-        used, epochs used...]."""
-        state = [self._produced, 0]
-        for dataset in self._dataset._walk():
+    def position(self):
+        state = [self.produced, 0]
+        for dataset in self.dataset._walk():
             if isinstance(dataset, GeneratorDataset):
                 raise errors.FailedPreconditionError(
                     "Failed to save the iterator: its pipeline reads a Python generator "
                     "(Dataset.from_generator), whose state cannot be saved (TF: PyFunc is "
                     "stateful.)")
             if isinstance(dataset, ShuffleDataset):
-                used = self._shuffle_epochs.used.get(id(dataset), [])
+                used = self.shuffle_epochs.used.get(id(dataset), [])
                 state[1] += 1
                 state += [len(dataset.seed_material)] + dataset.seed_material + \
                     [dataset.next_epoch, len(used)] + used
         return torch.tensor(state, dtype=torch.int64)
 
-    def _restore_checkpoint_state(self, name, value):
-        """Go back to the position `_checkpoint_state` saved (the same pipeline's)."""
-        if name != ITERATOR_STATE or not isinstance(value, torch.Tensor) or \
-                value.dtype != torch.int64 or value.ndim != 1:
+    def restored(self, value):
+        """A new pass over the same dataset at the saved position `value`."""
+        if not isinstance(value, torch.Tensor) or value.dtype != torch.int64 or \
+                value.ndim != 1:
             raise errors.InvalidArgumentError(
-                "The checkpoint's %s is not an iterator position saved by tfcompat (a "
-                "TensorFlow iterator state cannot be restored by tfcompat)" % name)
+                "The checkpoint's iterator state is not an iterator position saved by "
+                "tfcompat (a TensorFlow iterator state cannot be restored by tfcompat)")
         state = iter(value.tolist())
         produced, shuffle_count = next(state), next(state)
-        shuffles = [d for d in self._dataset._walk() if isinstance(d, ShuffleDataset)]
+        shuffles = [d for d in self.dataset._walk() if isinstance(d, ShuffleDataset)]
         if shuffle_count != len(shuffles):
             raise errors.InvalidArgumentError(
                 "The checkpoint's iterator state is for a pipeline with %d shuffles; this "
@@ -126,9 +108,50 @@ class OwnedIterator(object):
             dataset.seed_material = [next(state) for _ in range(next(state))]
             dataset.next_epoch = next(state)
             replay[id(dataset)] = iter([next(state) for _ in range(next(state))])
-        self._start(ShuffleEpochs(replay))
-        for _ in itertools.islice(self._it, produced):
-            self._produced += 1
+        iteration = _Iteration(self.dataset, self.capture_values, replay)
+        while iteration.produced < produced and iteration.next() is not _END:
+            pass
+        return iteration
+
+
+@tf_export("contrib.eager.Iterator")
+class OwnedIterator(object):
+    """An eager iterator over a dataset (`iter(dataset)`, `tfe.Iterator(dataset)`).
+
+    `next()` / `__next__` raise StopIteration at the end; `get_next()` raises
+    `tf.errors.OutOfRangeError`, as TF does. In a `tf.train.Checkpoint` it saves its
+    position under `<path>/.ATTRIBUTES/ITERATOR_STATE` (see `_Iteration`).
+    """
+
+    def __init__(self, dataset):
+        if context.state.building_graph:
+            raise RuntimeError("tfe.Iterator can only be used when eager execution is enabled.")
+        self._dataset = dataset
+        self._iteration = _Iteration(dataset)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        element = self._iteration.next()
+        if element is _END:
+            raise StopIteration
+        return element
+
+    next = __next__
+
+    def get_next(self, name=None):
+        element = self._iteration.next()
+        if element is _END:
+            raise _end_of_sequence()
+        return element
+
+    # --- checkpoints (tracking's protocol for tf.train.Checkpoint)
+    def _checkpoint_state(self):
+        return {ITERATOR_STATE: self._iteration.position}
+
+    def _restore_checkpoint_state(self, name, value):
+        self._iteration = self._iteration.restored(value)
 
     @property
     def element_spec(self):
@@ -253,26 +276,42 @@ class Iterator(object):
         self._states[_session_key()] = value
 
     def _start(self, dataset, capture_values):
-        env = {id(t): EagerTensor(v) for t, v in zip(dataset._captures(), capture_values)}
         with execution.eager_window():
-            self._set_state(dataset._iter(env))
+            self._set_state(_Iteration(dataset, capture_values))
 
     def _next_values(self, capture_values=()):
         with execution.eager_window():
             with self._lock:
-                it = self._get_state()
-                if it is None:
+                iteration = self._get_state()
+                if iteration is None:
                     if not self._one_shot:
-                        raise errors.FailedPreconditionError(
-                            "GetNext() failed because the iterator has not been initialized. "
-                            "Ensure that you have run the initializer operation for this "
-                            "iterator before getting the next element.")
+                        raise _not_initialized()
                     self._start(self._dataset, capture_values)
-                    it = self._get_state()
-                element = next(it, _END)
+                    iteration = self._get_state()
+                element = iteration.next()
         if element is _END:
             raise _end_of_sequence()
         return flat_values(element)
+
+    # --- checkpoints (make_saveable_from_iterator and tf.train.Saver)
+    def _iteration_to_save(self, session):
+        """This session's pass (a one-shot iterator not run yet: a fresh one)."""
+        iteration = self._states.get(session if session is not None else _NO_SESSION)
+        if iteration is None and self._one_shot and not self._dataset._captures():
+            iteration = _Iteration(self._dataset)
+        if iteration is None:
+            raise _not_initialized()
+        return iteration
+
+    def _save_position(self, session):
+        return self._iteration_to_save(session).position()
+
+    def _restore_position(self, value, session):
+        """Put this session's pass at the saved position (an initializable iterator must
+        have run its initializer in `session`, which gives the dataset and its inputs)."""
+        with execution.eager_window(), self._lock:
+            restored = self._iteration_to_save(session).restored(value)
+            self._states[session if session is not None else _NO_SESSION] = restored
 
     # --- graph ops
     def make_initializer(self, dataset, name=None):

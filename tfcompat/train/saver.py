@@ -255,7 +255,11 @@ def restore_by_name(reader, names_to_variables, session=None):
             key = mapping.get(name, name)
         if not reader.has_tensor(key):
             raise _not_found(name, reader, "variable %s" % variable.name)
-        tracking.assign_variable(variable, reader.get_value(key), key, reader.prefix, session)
+        if _is_saveable(variable):
+            variable._saver_restore(reader.get_value(key), session)
+        else:
+            tracking.assign_variable(variable, reader.get_value(key), key, reader.prefix,
+                                     session)
 
 
 # ---------------------------------------------------------------- Saver
@@ -266,18 +270,34 @@ def _saveable_variables():
     return graph.get_collection("variables") + graph.get_collection("saveable_objects")
 
 
+def _is_saveable(value):
+    """A saveable object that is not a variable (make_saveable_from_iterator's)."""
+    return hasattr(value, "_saver_value")
+
+
+def _value_to_save(variable, session):
+    if _is_saveable(variable):
+        return variable._saver_value(session)
+    return tracking.read_variable(variable, session)
+
+
 def _names_to_variables(var_list):
     if isinstance(var_list, dict):
         items = list(var_list.items())
     else:
         items = []
         for var in var_list:
+            if _is_saveable(var):
+                items.append((var.checkpoint_key, var))
+                continue
             if not isinstance(var, Variable):
                 raise TypeError("Variable to save is not a Variable: %r" % (var,))
             items.append((var._shared_name, var))
     out = {}
     for name, var in items:
-        if not isinstance(var, Variable):
+        if _is_saveable(var):
+            name = var.checkpoint_key
+        elif not isinstance(var, Variable):
             raise TypeError("Variable to save is not a Variable: %r (under name %r)"
                             % (var, name))
         if name in out:
@@ -422,7 +442,7 @@ class Saver(object):
         if not names:
             _logger.info("Skipping save: the Saver has no variables")
             return None
-        checkpoint_format.write(prefix, {name: tracking.read_variable(var, session)
+        checkpoint_format.write(prefix, {name: _value_to_save(var, session)
                                          for name, var in names.items()})
         if write_state:
             doomed = self._record(prefix)
