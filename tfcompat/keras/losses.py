@@ -512,9 +512,10 @@ def serialize(loss):
 @tf_export("keras.losses.deserialize", v2=["losses.deserialize"])
 def deserialize(name, custom_objects=None):
     """The loss function or Loss object named by `name` (a string or serialized dict)."""
-    if isinstance(name, dict):
-        cls = _lookup(name["class_name"], custom_objects, "loss function")
-        return cls.from_config(name.get("config", {}))
+    if not isinstance(name, str):
+        from tfcompat.keras.utils.generic_utils import class_and_config
+        class_name, config = class_and_config(name, "loss function")
+        return _lookup(class_name, custom_objects, "loss function").from_config(config)
     obj = _lookup(name, custom_objects, "loss function")
     return obj() if isinstance(obj, type) else obj
 

@@ -830,13 +830,13 @@ def serialize(metric):
 @tf_export("keras.metrics.deserialize", v2=["metrics.deserialize"])
 def deserialize(config, custom_objects=None):
     """The metric function or Metric object named by `config`."""
-    from tfcompat.keras.utils.generic_utils import get_registered_object
-    if isinstance(config, dict):
-        name = config["class_name"]
+    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+    if not isinstance(config, str):
+        name, config = class_and_config(config, "metric")
         cls = get_registered_object(name, custom_objects, _CLASSES)
         if cls is None:
             raise ValueError("Unknown metric function: %s" % name)
-        return cls.from_config(config.get("config", {}))
+        return cls.from_config(config)
     registered = get_registered_object(config, custom_objects)
     if registered is not None:
         return registered

@@ -10,34 +10,46 @@ from tfcompat.keras.engine.op_layer import TensorFlowOpLayer
 from tfcompat.keras.engine.sequential import Sequential
 from tfcompat.keras.engine.training import Model
 from tfcompat.keras.saving.save import load_model, save_model  # noqa: F401
-from tfcompat.keras.utils.generic_utils import get_custom_objects
+from tfcompat.keras.utils.generic_utils import (SafeModeScope, from_config_with_custom_objects,
+                                                get_custom_objects, get_registered_object)
 
 tf_export("keras.Model", "keras.models.Model")(Model)
 
 
 @tf_export("keras.models.model_from_config")
-def model_from_config(config, custom_objects=None):
+def model_from_config(config, custom_objects=None, safe_mode=True):
     """A model from `{"class_name": ..., "config": ...}` (Sequential, functional, or a class
-    in `custom_objects` / the custom object scope)."""
+    in `custom_objects` / the custom object scope).
+
+    Names in the config resolve only to built-in Keras objects, exported TF ops and
+    `custom_objects`; a malformed config raises ValueError. `safe_mode=False` allows Lambda
+    layers' bytecode, which runs code from the config (Keras 2.13+'s `load_model` argument;
+    TF's `model_from_config` has no such argument and no protection)."""
     if isinstance(config, list):
         raise TypeError("`model_from_config` expects a dictionary, not a list. Maybe you "
                         "meant to use `Sequential.from_config(config)`?")
+    if not isinstance(config, dict) or not isinstance(config.get("config"), (dict, list)):
+        raise ValueError("A model config is a dict {'class_name': ..., 'config': ...}, not %.200r"
+                         % (config,))
     custom_objects = dict(get_custom_objects(), **(custom_objects or {}))
     name = config.get("class_name")
     classes = {"Sequential": Sequential, "Model": Model, "Functional": Model}
-    cls = custom_objects.get(name) or classes.get(name)
+    cls = get_registered_object(name, custom_objects, classes)
     if cls is None:
-        raise ValueError("Unknown model class: %s. Pass it in `custom_objects`." % name)
-    try:
-        return cls.from_config(config["config"], custom_objects=custom_objects)
-    except TypeError:
-        return cls.from_config(config["config"])
+        raise ValueError("Unknown model class: %s. Pass it in `custom_objects`." % (name,))
+    with SafeModeScope(safe_mode):
+        try:
+            return from_config_with_custom_objects(cls, config["config"], custom_objects)
+        except (TypeError, KeyError, IndexError, AttributeError) as error:
+            detail = "no entry %r" % (error.args[0],) if isinstance(error, KeyError) \
+                else "%s: %s" % (type(error).__name__, error)
+            raise ValueError("Malformed model config (%s)" % detail) from error
 
 
 @tf_export("keras.models.model_from_json")
-def model_from_json(json_string, custom_objects=None):
-    """A model from `model.to_json()`."""
-    return model_from_config(json.loads(json_string), custom_objects)
+def model_from_json(json_string, custom_objects=None, safe_mode=True):
+    """A model from `model.to_json()` (see `model_from_config` for `safe_mode`)."""
+    return model_from_config(json.loads(json_string), custom_objects, safe_mode)
 
 
 @tf_export("keras.models.model_from_yaml")

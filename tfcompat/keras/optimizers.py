@@ -623,12 +623,12 @@ def serialize(optimizer):
 @tf_export("keras.optimizers.deserialize", v2=["optimizers.deserialize"])
 def deserialize(config, custom_objects=None):
     """An optimizer from {'class_name', 'config'} (class names are case-insensitive)."""
-    name = config["class_name"]
-    from tfcompat.keras.utils.generic_utils import get_registered_object
+    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+    name, config = class_and_config(config, "optimizer")
     cls = get_registered_object(name, custom_objects) or _CLASSES.get(name.lower())
     if cls is None:
         raise ValueError("Unknown optimizer: %s" % name)
-    return cls.from_config(config.get("config", {}))
+    return cls.from_config(config)
 
 
 @tf_export("keras.optimizers.get", v2=["optimizers.get"])

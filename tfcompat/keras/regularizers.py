@@ -84,15 +84,12 @@ def serialize(regularizer):
 
 @tf_export("keras.regularizers.deserialize")
 def deserialize(config, custom_objects=None):
-    if isinstance(config, str):
-        config = {"class_name": config, "config": {}}
-    name = config["class_name"]
-    from tfcompat.keras.utils.generic_utils import get_registered_object
+    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+    name, config = class_and_config(config, "regularizer")
     cls = get_registered_object(name, custom_objects, _TABLE)
     if cls is None:
         raise ValueError("Unknown regularizer: %s" % name)
-    return cls.from_config(config.get("config", {})) if hasattr(cls, "from_config") \
-        else cls(**config.get("config", {}))
+    return cls.from_config(config) if hasattr(cls, "from_config") else cls(**config)
 
 
 @tf_export("keras.regularizers.get")

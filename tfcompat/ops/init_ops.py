@@ -587,13 +587,8 @@ def serialize(initializer):
 
 
 def _deserialize(config, table, custom_objects):
-    if isinstance(config, str):
-        config = {"class_name": config, "config": {}}
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError("Could not interpret initializer identifier: %r" % (config,))
-    name = config["class_name"]
-    kwargs = config.get("config") or {}
-    from tfcompat.keras.utils.generic_utils import get_registered_object
+    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+    name, kwargs = class_and_config(config, "initializer")
     found = get_registered_object(name, custom_objects)
     if found is not None and not isinstance(found, type) and not kwargs:
         return found            # a custom initializer function is used as it is (TF2 Keras)

@@ -358,10 +358,12 @@ def serialize(learning_rate_schedule):
 @tf_export("keras.optimizers.schedules.deserialize", v2=["optimizers.schedules.deserialize"])
 def deserialize(config, custom_objects=None):
     """The schedule `serialize` described (custom classes via `custom_objects`)."""
+    from tfcompat.keras.utils.generic_utils import class_and_config
+    name, config = class_and_config(config, "learning rate schedule")
     classes = dict(_SERIALIZABLE)
     classes.update(custom_objects or {})
-    cls = classes.get(config.get("class_name"))
+    cls = classes.get(name)
     if cls is None:
         raise ValueError("Unknown learning rate schedule: %r. Please ensure it is passed in "
-                         "`custom_objects`." % (config.get("class_name"),))
-    return cls.from_config(config["config"])
+                         "`custom_objects`." % (name,))
+    return cls.from_config(config)

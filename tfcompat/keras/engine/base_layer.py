@@ -27,6 +27,7 @@ import numpy as np
 from tfcompat import _api
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
+from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import backend
@@ -854,6 +855,10 @@ class Layer(Module):
         inputs = self._convert_inputs(args[0])
         args = (inputs,) + tuple(args[1:])
         flat_inputs = flatten(inputs)
+        if any(isinstance(x, SymbolicTensor) and not is_keras_tensor(x) for x in flat_inputs):
+            # TF ops applied to Keras tensors become layers first (TF's create_keras_history)
+            from tfcompat.keras.engine.op_layer import create_keras_history
+            create_keras_history(flat_inputs)
         functional = any(is_keras_tensor(x) for x in flat_inputs)
         if self._expects_mask_arg and kwargs.get("mask") is None:
             masks = map_structure(lambda x: getattr(x, "_keras_mask", None), inputs)

@@ -477,7 +477,7 @@ class Network(Layer):
         from tfcompat.keras.layers import deserialize
         from tfcompat.keras.engine.input_layer import Input
         from tfcompat.keras.utils.generic_utils import get_custom_objects
-        custom_objects = dict(_ENGINE_LAYERS, **get_custom_objects(), **(custom_objects or {}))
+        custom_objects = {**_ENGINE_LAYERS, **get_custom_objects(), **(custom_objects or {})}
         created, outputs_of = {}, {}
         for spec in config["layers"]:
             if spec["class_name"] == "InputLayer":

@@ -8,15 +8,18 @@ called on the op's Keras-tensor inputs: the model re-runs it on real inputs, and
 Keras tensors are folded into the layer as constants (computed once, as TF does); a variable
 used directly by the op stays a live variable.
 
-Where we differ: the config names the op's function in tfcompat (`"function"`) and its
-non-tensor arguments instead of TF's NodeDef, so only tfcompat reads it back.
+Where we differ: the config names the op by its public TF path (`"function": "nn.relu"`,
+`"compat.v1.nn.dropout"` where the API versions differ) with its non-tensor arguments instead
+of TF's NodeDef, so only tfcompat reads it back. Loading resolves that path in the registry of
+exported TF ops and nothing else: a config naming any other function is refused.
 """
-import importlib
+import types
 
 import numpy as np
 import torch
 
-from tfcompat.framework import context, dtypes, ops
+from tfcompat import _api
+from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.graph import BoundOp, SymbolicTensor, _fill, _Slot, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras.engine.base_layer import Layer, Node
@@ -51,7 +54,12 @@ class TensorFlowOpLayer(Layer):
                    name=PREFIX + operation.name)
 
     def call(self, inputs):
-        fed = iter(inputs if isinstance(inputs, (list, tuple)) else [inputs])
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if len(inputs) != self._slot_count - len(self._constants):
+            raise ValueError("Layer %s (op %s) takes %d tensor inputs, got %d"
+                             % (self.name, self._op_type,
+                                self._slot_count - len(self._constants), len(inputs)))
+        fed = iter(inputs)
         values = [self._constants[i] if i in self._constants else next(fed)
                   for i in range(self._slot_count)]
         args, kwargs = _fill(self._args, values), _fill(self._kwargs, values)
@@ -73,20 +81,40 @@ class TensorFlowOpLayer(Layer):
     @classmethod
     def from_config(cls, config):
         config = dict(config)
-        function = _resolve_function(config.pop("function"))
-        constants = {int(i): _decode(v) for i, v in config.pop("constants", {}).items()}
-        return cls(function, config.pop("op_type"), _decode(config.pop("args")),
-                   _decode(config.pop("kwargs")), constants, **config)
+        name = config.get("name")
+        function = _resolve_function(config.pop("function", None))
+        op_type = config.pop("op_type", None)
+        args, kwargs = _decode(config.pop("args", None)), _decode(config.pop("kwargs", None))
+        constants = config.pop("constants", {})
+        if not isinstance(op_type, str) or not isinstance(args, tuple) or \
+                not isinstance(kwargs, dict) or not isinstance(constants, dict) or \
+                not all(key.isdigit() for key in constants):
+            raise ValueError("Malformed TensorFlowOpLayer config for layer %r: it needs "
+                             "`op_type` (a string), `args` (a tuple), `kwargs` (a dict) and "
+                             "`constants` (argument slot -> value)." % (name,))
+        constants = {int(i): _decode(v) for i, v in constants.items()}
+        slots = _slot_indices((args, kwargs))
+        if sorted(slots) != list(range(len(slots))) or \
+                not set(constants) <= set(range(len(slots))):
+            raise ValueError("Malformed TensorFlowOpLayer config for layer %r: argument slots "
+                             "%s and constants %s do not number the op's tensor arguments "
+                             "0, 1, ..." % (name, sorted(slots), sorted(constants)))
+        return cls(function, op_type, args, kwargs, constants, **config)
 
 
 def _count_slots(template):
+    return max(_slot_indices(template), default=-1) + 1
+
+
+def _slot_indices(template):
+    """The tensor-argument slot numbers in an argument template, in order."""
     if isinstance(template, _Slot):
-        return template.index + 1
-    if isinstance(template, (list, tuple)):
-        return max([_count_slots(t) for t in template] + [0])
+        return [template.index]
     if isinstance(template, dict):
-        return max([_count_slots(t) for t in template.values()] + [0])
-    return 0
+        template = list(template.values())
+    if isinstance(template, (list, tuple)):
+        return [index for t in template for index in _slot_indices(t)]
+    return []
 
 
 # ---------------------------------------------------------------- building op layers
@@ -177,32 +205,76 @@ def _evaluate(tensor):
 
 
 def _function_path(function, layer_name):
-    path = "%s.%s" % (function.__module__, function.__qualname__)
-    if not function.__module__.startswith("tfcompat.") or "<" in path or \
-            _resolve_function(path) is not function:
-        raise NotImplementedError("Layer %s runs %s, which tfcompat cannot serialize; use a "
-                                  "Lambda layer or save the weights only." % (layer_name, path))
+    """The TF path naming op implementation `function` in a config (see `_op_path`)."""
+    path = _op_path(function)
+    if path is None:
+        raise NotImplementedError("Layer %s runs %s.%s, which is not an exported TF op, so "
+                                  "tfcompat cannot serialize it; use a Lambda layer or save "
+                                  "the weights only." % (layer_name, function.__module__,
+                                                         function.__qualname__))
     return path
 
 
 def _resolve_function(path):
-    """The op function named by `path` ("tfcompat.ops.nn_ops.relu"): only tfcompat's own."""
-    if not path.startswith("tfcompat."):
-        raise ValueError("Refusing to load op function %s: TensorFlowOpLayer configs name "
-                         "tfcompat ops only." % path)
-    parts = path.split(".")
-    for split in range(len(parts) - 1, 1, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
-            continue
-        try:
-            for attribute in parts[split:]:
-                obj = getattr(obj, attribute)
-        except AttributeError:
-            break
-        return getattr(obj, "_tfcompat_impl", obj)
-    raise ValueError("Unknown op function %s in a TensorFlowOpLayer config." % path)
+    """The op implementation a config's `"function"` names: an exported TF op's public path
+    ("nn.relu", "compat.v1.nn.dropout"), or the tfcompat function path that configs written
+    before used ("tfcompat.ops.nn_ops.relu") when it is such an op's implementation."""
+    impl = None
+    if isinstance(path, str):
+        impl = _lookup_op(path) or _op_impl(exported_op_defined_as(path))
+    if impl is None:
+        raise ValueError("Refusing to load op function %r in a TensorFlowOpLayer config: it "
+                         "is not an exported TF op (configs name ops by their TF path, e.g. "
+                         "'math.add' or 'nn.relu')." % (path,))
+    return impl
+
+
+def _op_impl(exported):
+    """The torch implementation of a registered TF op; None for any other registered object."""
+    if isinstance(exported, types.FunctionType):
+        return getattr(exported, "_tfcompat_impl", None)
+    return None
+
+
+def _lookup_op(path, flavor=None):
+    """The implementation of the op that `tf.<path>` is in the registry (for the running
+    script's API flavour unless `path` starts with compat.v1./compat.v2. or `flavor` says);
+    None when that is not an exported op."""
+    flavor = flavor or _api.flavor()
+    for prefix, version in (("compat.v1.", "v1"), ("compat.v2.", "v2")):
+        if path.startswith(prefix):
+            path, flavor = path[len(prefix):], version
+    return _op_impl(_api._winner(path, flavor))
+
+
+def _exported_ops():
+    """(path as configs write it, exported op) for every op in the registry: common paths,
+    then v2-only ones as "compat.v2.<path>", then v1-only ones as "compat.v1.<path>"."""
+    for table, prefix in ((_api._COMMON, ""), (_api._V2, "compat.v2."),
+                          (_api._V1, "compat.v1.")):
+        for path, exported in table.items():
+            if _op_impl(exported) is not None:
+                yield prefix + path, exported
+
+
+def _op_path(impl):
+    """A path under which both API flavours find op implementation `impl` ("math.add";
+    "compat.v1.nn.dropout" where v1 and v2 differ); None when `impl` is not an exported op."""
+    for path, exported in _exported_ops():
+        if _op_impl(exported) is impl and \
+                all(_lookup_op(path, flavor) is impl for flavor in ("v1", "v2")):
+            return path
+    return None
+
+
+def exported_op_defined_as(qualified_name):
+    """The exported TF op whose implementation is defined as `qualified_name`
+    ("tfcompat.ops.nn_ops.relu"), found in the registry, never imported; None otherwise."""
+    for _, exported in _exported_ops():
+        impl = exported._tfcompat_impl
+        if "%s.%s" % (impl.__module__, impl.__qualname__) == qualified_name:
+            return exported
+    return None
 
 
 def _encode(value, layer_name):
@@ -246,18 +318,30 @@ def _encode_constant(value, layer_name):
 
 
 def _decode(value):
+    """The argument template `_encode` wrote (ValueError for anything else)."""
+    try:
+        return _decode_value(value)
+    except (TypeError, KeyError, IndexError, AttributeError, errors.OpError) as error:
+        raise ValueError("Cannot decode TensorFlowOpLayer argument %r: %s"
+                         % (value, error)) from None
+
+
+def _decode_value(value):
     if isinstance(value, list):
-        return [_decode(v) for v in value]
+        return [_decode_value(v) for v in value]
     if not isinstance(value, dict):
         return value
     if "__slot__" in value:
-        return _Slot(value["__slot__"])
+        index = value["__slot__"]
+        if type(index) is not int or index < 0:
+            raise TypeError("a slot is a non-negative integer")
+        return _Slot(index)
     if "__tuple__" in value:
-        return tuple(_decode(v) for v in value["__tuple__"])
+        return tuple(_decode_value(v) for v in _json_list(value["__tuple__"]))
     if "__dict__" in value:
-        return {k: _decode(v) for k, v in value["__dict__"].items()}
+        return {k: _decode_value(v) for k, v in value["__dict__"].items()}
     if "__slice__" in value:
-        return slice(*[_decode(v) for v in value["__slice__"]])
+        return slice(*[_decode_value(v) for v in _json_list(value["__slice__"], 3)])
     if "__ellipsis__" in value:
         return Ellipsis
     if "__dtype__" in value:
@@ -265,9 +349,22 @@ def _decode(value):
     if "__shape__" in value:
         return TensorShape(value["__shape__"])
     if "__ndarray__" in value:
-        return np.asarray(value["__ndarray__"], dtype=value["dtype"])
+        return np.asarray(value["__ndarray__"], dtype=_numeric_dtype(value).as_numpy_dtype)
     if "__tensor__" in value:
-        dtype = dtypes.as_dtype(value["dtype"])
+        dtype = _numeric_dtype(value)
         return ops.constant_to_torch(np.asarray(value["__tensor__"],
                                                 dtype=dtype.as_numpy_dtype), dtype)
     raise ValueError("Cannot decode TensorFlowOpLayer argument %r" % (value,))
+
+
+def _json_list(value, length=None):
+    if not isinstance(value, list) or length is not None and len(value) != length:
+        raise TypeError("expected a list%s" % ("" if length is None else " of %d" % length))
+    return value
+
+
+def _numeric_dtype(value):
+    dtype = dtypes.as_dtype(value["dtype"])
+    if dtype.torch_dtype is None or dtype.as_numpy_dtype is None:
+        raise TypeError("constants are numeric or boolean, not %s" % dtype.name)
+    return dtype

@@ -50,17 +50,19 @@ def serialize(layer):
 @tf_export("keras.layers.deserialize")
 def deserialize(config, custom_objects=None):
     """A layer (or model) from `serialize()` output."""
-    name = config["class_name"]
-    from tfcompat.keras.utils.generic_utils import get_registered_object
+    from tfcompat.keras.utils.generic_utils import (CustomObjectScope,
+                                                    from_config_with_custom_objects,
+                                                    get_registered_object)
+    if not isinstance(config, dict) or not isinstance(config.get("config"), (dict, list)):
+        raise ValueError("A layer config is a dict {'class_name': ..., 'config': ...}, not "
+                         "%.200r" % (config,))
+    name = config.get("class_name")
     cls = get_registered_object(name, custom_objects, _layer_classes())
     if cls is None:
         raise ValueError("Unknown layer: %s. Please ensure this object is passed to the "
-                         "`custom_objects` argument." % name)
-    from_config = cls.from_config
-    try:
-        return from_config(config["config"], custom_objects=custom_objects)
-    except TypeError:
-        return from_config(config["config"])
+                         "`custom_objects` argument." % (name,))
+    with CustomObjectScope(custom_objects or {}):  # names in the layer's own config too
+        return from_config_with_custom_objects(cls, config["config"], custom_objects)
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

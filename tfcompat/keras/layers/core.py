@@ -1,6 +1,7 @@
 """Core Keras layers: Dense, Activation, Dropout, Flatten, Reshape, Permute, RepeatVector,
 Lambda, Masking, ActivityRegularization."""
 import inspect
+import sys
 
 import numpy as np
 import torch
@@ -281,7 +282,13 @@ class RepeatVector(Layer):
 
 @tf_export("keras.layers.Lambda")
 class Lambda(Layer):
-    """Wraps a function as a layer; `arguments` are passed as keyword arguments."""
+    """Wraps a function as a layer; `arguments` are passed as keyword arguments.
+
+    The config stores a function as Keras 2 does: by name (`"function_type": "function"`,
+    restored from `custom_objects`, the custom object scope or the exported TF ops), or a
+    `lambda` as marshalled bytecode (`"lambda"`), which only loads with safe mode off
+    (`load_model(..., safe_mode=False)`). Where we differ: Keras stores every Python function
+    as bytecode; we store named functions by name."""
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super(Lambda, self).__init__(**kwargs)
@@ -308,31 +315,69 @@ class Lambda(Layer):
         return self.mask
 
     def get_config(self):
-        name = getattr(self.function, "__name__", None)
-        if name is None or name == "<lambda>":
-            raise NotImplementedError("tfcompat does not serialize Lambda layers wrapping "
-                                      "lambda expressions; use a named function (restored "
-                                      "through `custom_objects`).")
         config = super(Lambda, self).get_config()
-        config.update({"function": name, "function_type": "function",
-                       "module": getattr(self.function, "__module__", None),
-                       "output_shape": self._output_shape, "arguments": self.arguments})
+        function, function_type, module = _function_config(self.function)
+        config.update({"function": function, "function_type": function_type,
+                       "module": module, "arguments": self.arguments})
+        if callable(self._output_shape):
+            output_shape, output_shape_type, output_shape_module = \
+                _function_config(self._output_shape)
+            config.update({"output_shape": output_shape, "output_shape_type": output_shape_type,
+                           "output_shape_module": output_shape_module})
+        else:
+            config.update({"output_shape": self._output_shape, "output_shape_type": "raw"})
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        name = config.pop("function")
-        config.pop("function_type", None)
-        module = config.pop("module", None)
-        function = (custom_objects or {}).get(name)
-        if function is None and module is not None:
-            import sys
-            function = getattr(sys.modules.get(module), name, None)
+        function = _function_from_config(config.pop("function", None),
+                                         config.pop("function_type", "function"),
+                                         config.pop("module", None), custom_objects)
+        output_shape = config.pop("output_shape", None)
+        output_shape_type = config.pop("output_shape_type", "raw")
+        output_shape_module = config.pop("output_shape_module", None)
+        if output_shape_type != "raw":
+            output_shape = _function_from_config(output_shape, output_shape_type,
+                                                 output_shape_module, custom_objects)
+        return cls(function, output_shape=output_shape, **config)
+
+
+def _function_config(function):
+    """(value, type, module) storing `function` in a Lambda config: a `lambda` as Keras'
+    bytecode triple, any other callable by its name."""
+    name = getattr(function, "__name__", None)
+    module = getattr(function, "__module__", None)
+    if name == "<lambda>":
+        from tfcompat.keras.utils.generic_utils import func_dump
+        return func_dump(function), "lambda", module
+    if name is None:
+        raise NotImplementedError("tfcompat cannot serialize the Lambda layer function %r: "
+                                  "it has no name" % (function,))
+    return name, "function", module
+
+
+def _function_from_config(value, function_type, module, custom_objects):
+    """The function a Lambda config stores: by name from `custom_objects`, the custom object
+    scope or the exported TF ops (never imported from `module`), or, with safe mode off,
+    from bytecode with `module`'s globals."""
+    from tfcompat.keras.engine.op_layer import exported_op_defined_as
+    from tfcompat.keras.utils import generic_utils
+    if function_type == "function":
+        function = generic_utils.get_registered_object(value, custom_objects)
+        if function is None and isinstance(value, str) and isinstance(module, str):
+            function = exported_op_defined_as(module + "." + value)
         if function is None:
-            raise ValueError("Unknown function in Lambda layer: %s. Pass it in "
-                             "`custom_objects`." % name)
-        return cls(function, **config)
+            raise ValueError("Unknown function in Lambda layer: %r. Please ensure it is "
+                             "passed in `custom_objects`." % (value,))
+        return function
+    if function_type == "lambda":  # Keras gives the code its module's globals
+        globs = dict(vars(sys.modules[module])) \
+            if isinstance(module, str) and module in sys.modules else {}
+        globs.update(custom_objects or {})
+        return generic_utils.func_load(value, globs=globs)  # ValueError in safe mode
+    raise ValueError("Unknown function type %r in a Lambda layer config (Keras writes "
+                     "'function' or 'lambda')." % (function_type,))
 
 
 def _parameters(fn):

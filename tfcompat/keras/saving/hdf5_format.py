@@ -128,9 +128,10 @@ def save_model(model, filepath, include_optimizer=True):
                 dataset[()] = value
 
 
-def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras' name
+def load_model(filepath, custom_objects=None, compile=True,  # noqa: A002 - Keras' name
+               safe_mode=True):
     """The model in an HDF5 file, with its weights (compiled, with its optimizer state, if
-    it was saved compiled and `compile`)."""
+    it was saved compiled and `compile`); `safe_mode` as in `model_from_config`."""
     from tfcompat.keras.models import model_from_config
     module = h5py()
     with module.File(filepath, "r") as f:
@@ -138,7 +139,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         if config is None:
             raise ValueError("No model found in config file %s (it holds weights only: "
                              "rebuild the model and use `load_weights`)." % (filepath,))
-        model = model_from_config(json.loads(_text(config)), custom_objects=custom_objects)
+        model = model_from_config(json.loads(_text(config)), custom_objects, safe_mode)
         load_weights_from_hdf5_group(f["model_weights"], model.layers)
         training = f.attrs.get("training_config")
         if not compile or training is None:

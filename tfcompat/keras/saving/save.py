@@ -65,15 +65,17 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
 
 
 @tf_export("keras.models.load_model", "keras.saving.load_model")
-def load_model(filepath, custom_objects=None, compile=True, options=None):  # noqa: A002
+def load_model(filepath, custom_objects=None, compile=True, options=None,  # noqa: A002
+               safe_mode=True):
     """The model saved by `save_model` (HDF5 file or model directory), with its weights;
     compiled as it was saved (with its optimizer state) when `compile`. Custom layers,
-    losses and metrics come from `custom_objects` or an enclosing `custom_object_scope`."""
+    losses and metrics come from `custom_objects` or an enclosing `custom_object_scope`.
+    `safe_mode=False` allows Lambda layers stored as bytecode (it runs code from the file)."""
     filepath = os.fspath(filepath)
     with CustomObjectScope(custom_objects or {}):
         if os.path.isdir(filepath):
             if saved_model.is_model_directory(filepath):
-                return saved_model.load(filepath, custom_objects, compile)
+                return saved_model.load(filepath, custom_objects, compile, safe_mode)
             if os.path.exists(os.path.join(filepath, "saved_model.pb")):
                 raise NotImplementedError(
                     "%s is a TensorFlow SavedModel: tfcompat cannot run its graphs. Rebuild the "
@@ -81,5 +83,5 @@ def load_model(filepath, custom_objects=None, compile=True, options=None):  # no
                     "model.load_weights(%r)." % (filepath, os.path.join(
                         filepath, saved_model.VARIABLES_PREFIX)))
         elif os.path.isfile(filepath):
-            return hdf5_format.load_model(filepath, custom_objects, compile)
+            return hdf5_format.load_model(filepath, custom_objects, compile, safe_mode)
     raise IOError("No file or directory found at %s" % filepath)

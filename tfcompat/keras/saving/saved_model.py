@@ -88,15 +88,15 @@ def save(model, path, include_optimizer=True):
     checkpoint_format.write_text_atomic(os.path.join(path, METADATA_FILENAME), text)
 
 
-def load(path, custom_objects=None, compile=True):  # noqa: A002 - Keras' name
+def load(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
     """The model saved in directory `path`, with its weights (and, if `compile`, compiled
-    with its optimizer state)."""
+    with its optimizer state); `safe_mode` as in `model_from_config`."""
     from tfcompat.keras.models import model_from_config
     with open(os.path.join(path, METADATA_FILENAME)) as f:
         metadata = json.load(f)
     if metadata.get("format") != FORMAT:
         raise ValueError("%s is not a model directory written by tfcompat" % path)
-    model = model_from_config(metadata["model_config"], custom_objects=custom_objects)
+    model = model_from_config(metadata.get("model_config"), custom_objects, safe_mode)
     training = metadata.get("training_config")
     if compile and training is not None:
         saving_utils.compile_from_training_config(model, training, custom_objects)

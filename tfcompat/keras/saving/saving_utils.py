@@ -77,17 +77,22 @@ def _deserialize_compile_arg(spec, deserialize, custom_objects):
 
 
 def compile_from_training_config(model, config, custom_objects):
-    """Compile `model` as the saved training config says."""
+    """Compile `model` as the saved training config says (ValueError when it is malformed)."""
     custom_objects = custom_objects or {}
-    model.compile(
-        optimizer=optimizers.deserialize(config["optimizer_config"],
-                                         custom_objects=custom_objects),
-        loss=_deserialize_compile_arg(config.get("loss"), losses.deserialize, custom_objects),
-        metrics=_deserialize_compile_arg(config.get("metrics"), metrics.deserialize,
-                                         custom_objects),
-        weighted_metrics=_deserialize_compile_arg(config.get("weighted_metrics"),
-                                                  metrics.deserialize, custom_objects),
-        loss_weights=config.get("loss_weights"))
+    try:
+        model.compile(
+            optimizer=optimizers.deserialize(config["optimizer_config"],
+                                             custom_objects=custom_objects),
+            loss=_deserialize_compile_arg(config.get("loss"), losses.deserialize,
+                                          custom_objects),
+            metrics=_deserialize_compile_arg(config.get("metrics"), metrics.deserialize,
+                                             custom_objects),
+            weighted_metrics=_deserialize_compile_arg(config.get("weighted_metrics"),
+                                                      metrics.deserialize, custom_objects),
+            loss_weights=config.get("loss_weights"))
+    except (TypeError, KeyError, IndexError, AttributeError) as error:
+        raise ValueError("Malformed training config (%s: %s)" % (type(error).__name__,
+                                                                 error)) from error
 
 
 def get_json_type(obj):

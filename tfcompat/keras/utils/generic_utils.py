@@ -5,10 +5,21 @@ Configs name classes by `class_name`; `deserialize_keras_object` finds them in, 
 registered globally (`get_custom_objects()`, `register_keras_serializable`), then the
 `module_objects` of the caller (the built-in layers, activations, ...).
 
+Safe mode (Keras 2.13+): a config may hold a Python function as marshalled bytecode (a
+Lambda layer's lambda); loading it runs code from the file, so `func_load` refuses it unless
+the caller turned safe mode off (`load_model(..., safe_mode=False)`, `SafeModeScope(False)`).
+
 Where we differ: `register_keras_serializable` records a class under its plain name as well
-as TF's "<package>>Name", because tfcompat's configs use the plain class name.
+as TF's "<package>>Name", because tfcompat's configs use the plain class name. Safe mode is
+on wherever no `SafeModeScope` says otherwise (Keras leaves `model_from_config` outside any
+scope unprotected).
 """
+import binascii
+import codecs
 import inspect
+import marshal
+import threading
+import types
 
 from tfcompat._api import tf_export
 from tfcompat.keras.callbacks import Progbar
@@ -17,6 +28,62 @@ tf_export("keras.utils.Progbar")(Progbar)
 
 _GLOBAL_CUSTOM_OBJECTS = {}
 _REGISTERED_NAMES = {}
+_safe_mode = threading.local()
+
+
+class SafeModeScope(object):
+    """`with SafeModeScope(False):` allows loading Python bytecode from configs inside the
+    block (Keras' `serialization_lib.SafeModeScope`); `SafeModeScope(True)` forbids it."""
+
+    def __init__(self, safe_mode=True):
+        self.safe_mode = bool(safe_mode)
+        self.previous = None
+
+    def __enter__(self):
+        self.previous = in_safe_mode()
+        _safe_mode.value = self.safe_mode
+        return self
+
+    def __exit__(self, *args):
+        _safe_mode.value = self.previous
+
+
+def in_safe_mode():
+    """True unless an enclosing `SafeModeScope(False)` allows loading bytecode."""
+    return getattr(_safe_mode, "value", True)
+
+
+def func_dump(func):
+    """(base64 marshalled code, defaults, closure values) of a Python function (Keras')."""
+    code = codecs.encode(marshal.dumps(func.__code__), "base64").decode("ascii")
+    closure = tuple(cell.cell_contents for cell in func.__closure__) \
+        if func.__closure__ else None
+    return code, func.__defaults__, closure
+
+
+def func_load(code, defaults=None, closure=None, globs=None):
+    """The function `func_dump` described (or its `[code, defaults, closure]` list), with
+    globals `globs`. It runs code from the config, so safe mode refuses it (ValueError)."""
+    if in_safe_mode():
+        raise ValueError(
+            "Requested the deserialization of a Python function stored as bytecode (a Lambda "
+            "layer's `lambda`). Loading it runs code from the file, so it is disallowed by "
+            "default. If you trust the source of the model, pass `safe_mode=False` to "
+            "`load_model`, `model_from_json` or `model_from_config` to allow it.")
+    try:
+        if isinstance(code, (tuple, list)):
+            code, defaults, closure = code
+        function_code = marshal.loads(codecs.decode(code.encode("ascii"), "base64"))
+        if not isinstance(function_code, types.CodeType):
+            raise TypeError("the bytecode is not a function's code")
+        cells = tuple(types.CellType(value) for value in closure) if closure else None
+        return types.FunctionType(function_code, globs if globs is not None else {},
+                                  function_code.co_name,
+                                  tuple(defaults) if defaults is not None else None, cells)
+    except (AttributeError, UnicodeEncodeError, binascii.Error, EOFError, TypeError,
+            ValueError) as error:
+        raise ValueError("Cannot load a Python function from this config (%s); bytecode "
+                         "only loads in the Python version that wrote it." % error) from None
 
 
 @tf_export("keras.utils.CustomObjectScope", "keras.utils.custom_object_scope",
@@ -76,11 +143,33 @@ def get_registered_name(obj):
 
 @tf_export("keras.utils.get_registered_object", "keras.saving.get_registered_object")
 def get_registered_object(name, custom_objects=None, module_objects=None):
-    """The object registered (or given) under `name`, else None."""
+    """The object registered (or given) under `name`, else None (also for a `name` that is
+    not a string, as malformed configs hold)."""
+    if not isinstance(name, str):
+        return None
     for table in (custom_objects, _GLOBAL_CUSTOM_OBJECTS, module_objects):
         if table and name in table:
             return table[name]
     return None
+
+
+def class_and_config(identifier, what):
+    """(class name, config dict) of a serialized `{"class_name": ..., "config": {...}}` or of
+    a bare class name (empty config); ValueError naming `what` for anything else."""
+    if isinstance(identifier, str):
+        return identifier, {}
+    if isinstance(identifier, dict) and isinstance(identifier.get("class_name"), str):
+        config = identifier.get("config")
+        if config is None or isinstance(config, dict):
+            return identifier["class_name"], config or {}
+    raise ValueError("Could not interpret serialized %s: %.200r" % (what, identifier))
+
+
+def from_config_with_custom_objects(cls, config, custom_objects):
+    """`cls.from_config(config)`, passing `custom_objects` where `from_config` takes them."""
+    if "custom_objects" in inspect.signature(cls.from_config).parameters:
+        return cls.from_config(config, custom_objects=custom_objects)
+    return cls.from_config(config)
 
 
 @tf_export("keras.utils.serialize_keras_object", "keras.saving.serialize_keras_object")
@@ -110,14 +199,11 @@ def deserialize_keras_object(identifier, module_objects=None, custom_objects=Non
         if cls is None:
             raise ValueError("Unknown %s: %s. Please ensure this object is passed to the "
                              "`custom_objects` argument." % (printable_module_name, class_name))
-        from_config = getattr(cls, "from_config", None)
-        if from_config is None:
+        if getattr(cls, "from_config", None) is None:
             return cls(**identifier["config"])
-        if "custom_objects" in inspect.signature(from_config).parameters:
-            merged = dict(_GLOBAL_CUSTOM_OBJECTS, **(custom_objects or {}))
-            return from_config(identifier["config"], custom_objects=merged)
+        merged = dict(_GLOBAL_CUSTOM_OBJECTS, **(custom_objects or {}))
         with CustomObjectScope(custom_objects or {}):
-            return from_config(identifier["config"])
+            return from_config_with_custom_objects(cls, identifier["config"], merged)
     if isinstance(identifier, str):
         found = get_registered_object(identifier, custom_objects, module_objects)
         if found is None:
