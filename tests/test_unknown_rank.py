@@ -173,3 +173,23 @@ def test_reshape_with_minus_one_of_unknown_dims_builds_as_in_tf():
     assert image_shape.tolist() == [2, 28, 28, 1]
     assert flat_value.shape == (2, 784)
     np.testing.assert_allclose(flat_value.reshape(2, 14, 14, 4)[:, 3, 3], 25.0)
+
+
+def test_control_flow_over_unknown_rank_tensors():
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32)
+        count, doubled = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * 2.0),
+                                       [tf.constant(0), x])
+        assert count.shape.as_list() == [] and doubled.shape.ndims is None
+        grad = v1.gradients(tf.reduce_sum(doubled), x)[0]
+        rows = tf.map_fn(lambda row: row * 2.0, x)
+        assert rows.shape.ndims is None
+        column = x[:, 1]
+        assert column.shape.ndims is None
+        with v1.Session() as sess:
+            values = sess.run([doubled, grad, rows, column],
+                              {x: np.array([[1, 2], [3, 4]], np.float32)})
+    np.testing.assert_allclose(values[0], [[8, 16], [24, 32]])
+    np.testing.assert_allclose(values[1], np.full((2, 2), 8.0))
+    np.testing.assert_allclose(values[2], [[2, 4], [6, 8]])
+    np.testing.assert_allclose(values[3], [2, 4])

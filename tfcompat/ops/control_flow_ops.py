@@ -363,9 +363,10 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         outs = [traced(list(row), captured) for row in zip(*[c.unbind(0) for c in columns])]
         return tuple(torch.stack([o[i] for o in outs]) for i in range(len(traced.flat_outputs)))
 
+    rows = _row_count(graph, flat_elems[0])
     with graph._fake_mode:
-        fakes = tuple(torch.empty((flat_elems[0]._fake.shape[0],) + tuple(t._fake.shape),
-                                  dtype=t._fake.dtype) for t in traced.flat_outputs)
+        fakes = tuple(torch.empty((rows,) + tuple(t._fake.shape), dtype=t._fake.dtype)
+                      for t in traced.flat_outputs)
     results = graph.record_custom(run_map, "MapFn", flat_elems + traced.captured, fakes, name)
     _mark_grad(results, [traced])
     first = flat_elems[0].shape[:1]
@@ -374,10 +375,21 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     return _pack_as(traced.outputs, list(results))
 
 
+def _row_count(graph, tensor):
+    """The fake size of `tensor`'s first dim (an unknown dim where its rank is unknown)."""
+    if tensor.shape.rank is None:
+        return graph._stand_in(1, tensor.dtype).shape[0]
+    return tensor._fake.shape[0]
+
+
 def _row_like(graph, tensor):
-    """A symbolic stand-in for one row of `tensor` (its shape without the first dim)."""
-    with graph._fake_mode:
-        fake = tensor._fake[0]
+    """A symbolic stand-in for one row of `tensor` (its shape without the first dim; the
+    tensor's own fake where its rank is unknown, as then its rows' rank is unknown too)."""
+    if tensor.shape.rank is None:
+        fake = tensor._fake
+    else:
+        with graph._fake_mode:
+            fake = tensor._fake[0]
     stand_in = SymbolicTensor.__new__(SymbolicTensor)
     stand_in._fake = fake
     stand_in._dtype = tensor.dtype
