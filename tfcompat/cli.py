@@ -28,6 +28,9 @@ from tfcompat.framework import context
 USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
                                          run a TensorFlow script on PyTorch
        python -m tfcompat [--explain-compile] SCRIPT [ARGS...]
+       tfcompat check [--json] SCRIPT...  report, without running them, the mode and TF
+                                         version the runner would choose and every TF
+                                         symbol used: supported or not (exit status 1)
        tfcompat --version
 
 TFCOMPAT_MODE=eager or TFCOMPAT_MODE=graph forces the execution mode, TFCOMPAT_API=1 or
@@ -68,6 +71,8 @@ class _Scan(object):
         self.v2_names = []         # names only TF2 has, `compat.v2` imports, TF2-only switches
         self.compat_v1 = False     # `import tensorflow.compat.v1 as tf` (or from-imports)
         self.local_imports = []    # top-level module names it imports
+        self.symbols = []          # (line, TF path, version or None): each whole tf.* reference
+        self.mode_constructs = []  # (line, "graph" or "eager", how we name the construct)
 
 
 def _dotted(node):
@@ -126,6 +131,8 @@ def _scan_source(source):
                     scan.local_imports.append(alias.name.split(".")[0])
                     continue
                 note_module(path, version)
+                if path:
+                    scan.symbols.append((node.lineno, path, version))
                 if alias.asname:
                     aliases[alias.asname] = alias.name[len("tensorflow."):]
                 else:  # `import tensorflow.x.y` binds `tensorflow`
@@ -141,9 +148,12 @@ def _scan_source(source):
             for alias in node.names:
                 aliases[alias.asname or alias.name] = (module + "." if module else "") + \
                     alias.name
+                scan.symbols.append((node.lineno, (path + "." if path else "") + alias.name,
+                                     version))
         elif isinstance(node, ast.ImportFrom) and node.level:
             scan.local_imports.extend(a.name for a in node.names)
 
+    inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     uses = []   # (line, col, TF path without compat.vN, its version or None for top level)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)):
@@ -154,26 +164,30 @@ def _scan_source(source):
             if head not in aliases:
                 continue
             path = ".".join(p for p in (aliases[head], tail) if p)
-            if path == "python" or path.startswith("python."):
-                continue
             path, version = _tf_path("tensorflow." + path if path else "tensorflow")
             if not path:
                 continue
             uses.append((node.lineno, node.col_offset, path, version))
-    for _, _, path, version in sorted(uses):
+            if id(node) not in inner:
+                scan.symbols.append((node.lineno, path, version))
+    for line, _, path, version in sorted(uses):
         name = path.rpartition(".")[2]
         if version is None and (path in v1_only or path.startswith("contrib")):
-            _add_once(scan.v1_names, "tf." + path)
+            _add_once(scan.v1_names, "tf." + ("contrib" if path.startswith("contrib") else path))
         elif version is None and path in v2_only:
             _add_once(scan.v2_names, "tf." + path)
         elif version is not None and path in _TF2_SWITCHES:
             _add_once(scan.v2_names, "tf.compat.%s.%s" % (version, path))
-        if name in _EAGER_CALLS and scan.eager_call != "enable_v2_behavior":
-            scan.eager_call = name
-        if scan.graph_api is None:
-            for api, words in _GRAPH_APIS.items():
-                if path == api or path.startswith(api + "."):
-                    scan.graph_api = words
+        if name in _EAGER_CALLS:
+            if scan.eager_call != "enable_v2_behavior":
+                scan.eager_call = name
+            scan.mode_constructs.append((line, "eager", "tf.%s()" % name))
+        for api, words in _GRAPH_APIS.items():
+            if (path == api or path.startswith(api + ".")) and \
+                    (line, "graph", words) not in scan.mode_constructs:
+                scan.graph_api = scan.graph_api or words
+                scan.mode_constructs.append((line, "graph", words))
+    scan.symbols.sort(key=lambda use: use[0])
     return scan
 
 
@@ -337,6 +351,9 @@ def main(argv=None):
     if argv and argv[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0
+    if argv and argv[0] == "check":
+        from tfcompat import check
+        return check.main(argv[1:])
     if argv and argv[0] == "run":
         argv = argv[1:]
     if argv and argv[0] == "--explain-compile":
