@@ -1,5 +1,7 @@
 """The Keras functional API: Input, Model(inputs, outputs), re-application to real inputs,
 shared layers, multiple inputs/outputs, masks, config round trips, TF1 graph mode."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -155,6 +157,27 @@ def test_tf_ops_on_keras_tensors_become_layers_in_graphs():
                     reason="TF ops on eager Keras tensors need the framework/ops.py change")
 def test_tf_ops_on_keras_tensors_become_layers_in_eager_code():
     _check_op_model(_op_model(), lambda model, x: model(x).numpy())
+
+
+@pytest.mark.parametrize("graph_mode", [False, True])
+def test_layers_called_on_tf_ops_of_keras_tensors_make_them_layers_first(graph_mode):
+    with (tf.Graph().as_default() if graph_mode else contextlib.nullcontext()):
+        inputs = tf.keras.Input(shape=(3,))
+        model = tf.keras.Model(inputs, layers.Dense(1)(tf.nn.relu(inputs) + 1.0))
+        assert [l.name for l in model.layers] == [
+            "input_1", "tf_op_layer_Relu", "tf_op_layer_AddV2", "dense"]
+        assert [s["class_name"] for s in model.get_config()["layers"]] == [
+            "InputLayer", "TensorFlowOpLayer", "TensorFlowOpLayer", "Dense"]
+
+
+def test_layer_on_a_deep_chain_of_plain_graph_ops_next_to_keras_inputs():
+    with tf.Graph().as_default():
+        tf.keras.Input(shape=(2,))
+        hidden = tf.compat.v1.placeholder(tf.float32, [None, 2])
+        for _ in range(3000):   # deeper than Python's recursion limit
+            hidden = hidden + 1.0
+        outputs = layers.Dense(1)(hidden)
+        assert not K.is_keras_tensor(outputs) and outputs.shape.as_list() == [None, 1]
 
 
 def test_op_layers_using_variables_cannot_be_serialized():

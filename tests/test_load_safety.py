@@ -217,8 +217,16 @@ def _put_lambda_function(config, name):
                       "arguments": {"command": "touch"}}
 
 
+def _put_wrapped_class_name(config, name):
+    spec = _layer(config, "Dense")
+    spec["class_name"] = "TimeDistributed"
+    spec["config"] = {"name": spec["config"]["name"],
+                      "layer": {"class_name": name, "config": {"command": "touch"}}}
+
+
 # where each kind of lookup reads a name in a functional model's config
 SETTERS = {"layer class_name": _put_class_name,
+           "wrapped layer class_name": _put_wrapped_class_name,
            "activation": _put_field("activation", False),
            "activation dict": _put_field("activation", True),
            "initializer": _put_field("kernel_initializer", True),

@@ -855,7 +855,8 @@ class Layer(Module):
         inputs = self._convert_inputs(args[0])
         args = (inputs,) + tuple(args[1:])
         flat_inputs = flatten(inputs)
-        if any(isinstance(x, SymbolicTensor) and not is_keras_tensor(x) for x in flat_inputs):
+        if any(isinstance(x, SymbolicTensor) and not is_keras_tensor(x) and
+               getattr(x.graph, "has_keras_inputs", False) for x in flat_inputs):
             # TF ops applied to Keras tensors become layers first (TF's create_keras_history)
             from tfcompat.keras.engine.op_layer import create_keras_history
             create_keras_history(flat_inputs)

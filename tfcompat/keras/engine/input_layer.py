@@ -8,7 +8,7 @@ import functools
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes
-from tfcompat.framework.graph import Graph, get_default_graph
+from tfcompat.framework.graph import Graph, SymbolicTensor, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import backend
 from tfcompat.keras.engine.base_layer import Layer, Node
@@ -96,6 +96,9 @@ class InputLayer(Layer):
         node = Node(self, (), {}, input_tensor)
         self._inbound_nodes.append(node)
         input_tensor._keras_history = (self, 0, 0)
+        if isinstance(input_tensor, SymbolicTensor):
+            # a layer called on TF ops in this graph checks whether they need op layers
+            input_tensor.graph.has_keras_inputs = True
 
     def get_config(self):
         return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,

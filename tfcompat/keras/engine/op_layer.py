@@ -125,17 +125,27 @@ def _is_keras_tensor(tensor):
 
 
 def depends_on_keras_tensors(tensor, memo=None):
-    """True when `tensor` is a Keras tensor or computed by ops from one."""
+    """True when `tensor` is a Keras tensor or computed by ops from one. `memo` maps id(op)
+    to that answer for the op's outputs; the walk is a loop (graphs may be thousands of ops
+    deep, as when a layer is called on a long chain of TF1 ops)."""
     memo = {} if memo is None else memo
     if _is_keras_tensor(tensor):
         return True
     if not isinstance(tensor, SymbolicTensor):
         return False
-    key = id(tensor.op)
-    if key not in memo:
-        memo[key] = False  # an op's inputs never lead back to it
-        memo[key] = any(depends_on_keras_tensors(t, memo) for t in tensor.op.inputs)
-    return memo[key]
+    stack = [(tensor.op, False)]
+    while stack:
+        operation, inputs_done = stack.pop()
+        key = id(operation)
+        if inputs_done:
+            memo[key] = any(_is_keras_tensor(t) or isinstance(t, SymbolicTensor) and
+                            memo[id(t.op)] for t in operation.inputs)
+        elif key not in memo:
+            memo[key] = False  # an op's inputs never lead back to it
+            stack.append((operation, True))
+            stack.extend((t.op, False) for t in operation.inputs
+                         if isinstance(t, SymbolicTensor) and not _is_keras_tensor(t))
+    return memo[id(tensor.op)]
 
 
 def create_keras_history(tensors):
