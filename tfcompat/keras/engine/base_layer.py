@@ -264,6 +264,7 @@ def _get_initializer(identifier):
 
 _WEIGHT_LISTS = frozenset(("_trainable_weights", "_non_trainable_weights"))
 _FLOATING_DTYPES = frozenset(("float16", "bfloat16", "float32", "float64"))
+_FLOATING_TORCH_DTYPES = {name: dtypes.as_dtype(name).torch_dtype for name in _FLOATING_DTYPES}
 
 
 @tf_export("keras.layers.Layer")
@@ -795,6 +796,9 @@ class Layer(Module):
         """numpy/Python values to tensors, floating ones in the layer's dtype; in TF2 floating
         tensors are cast to it too (Keras 2's `_maybe_cast_inputs`), unless the layer was made
         with `autocast=False` or computes in a non-floating dtype."""
+        if type(inputs) is EagerTensor and \
+                inputs._t.dtype is _FLOATING_TORCH_DTYPES.get(self._dtype):
+            return inputs   # the common case: nothing to convert
         cast_to = None
         if self._autocast and self.dtype in _FLOATING_DTYPES:
             cast_to = dtypes.as_dtype(self.dtype)
@@ -979,6 +983,8 @@ class Layer(Module):
 def conform_dtype(value, dtype):
     """`value` as a tensor of `dtype`: Keras 2's graph networks cast what they are called on
     to their `Input`s' dtypes (numpy and integer inputs included)."""
+    if type(value) is EagerTensor and value._t.dtype is dtype.torch_dtype:
+        return value
     if not ops.is_tensor(value):
         return ops.convert_to_tensor(np.asarray(value), dtype=dtype)
     if value.dtype.base_dtype != dtype.base_dtype:
