@@ -479,3 +479,61 @@ def test_script_folder_cannot_shadow_tfcompat_dependencies(tmp_path):
         print("saved", os.path.exists(ckpt.save("ckpt/c") + ".safetensors"), os.listdir("logs") != [])
         """))
     assert out.split() == ["saved", "True", "True"]
+
+
+def test_script_errors_show_the_script_frames_only(tmp_path):
+    proc = run_script(tmp_path, "import tensorflow as tf\nx = (\n")
+    assert proc.returncode == 1
+    assert "cli.py" not in proc.stderr and "runpy" not in proc.stderr
+    assert 'File "%s", line 2' % (tmp_path / "script.py") in proc.stderr
+    assert proc.stderr.rstrip().endswith("SyntaxError: '(' was never closed")
+    proc = run_script(tmp_path, "import tensorflow as tf\n\ndef f():\n    raise ValueError('bad')\n"
+                                "f()\n")
+    assert proc.returncode == 1
+    assert proc.stderr.split("Traceback (most recent call last):\n")[1].splitlines()[0] == \
+        '  File "%s", line 5, in <module>' % (tmp_path / "script.py")
+
+
+@pytest.mark.parametrize("mode, source, construct", [
+    ("eager", "import tensorflow as tf\nx = tf.placeholder(tf.float32, [2])\n",
+     "tf.placeholder (script.py:2), written for graph mode"),
+    ("graph", "import tensorflow as tf\ntf.enable_eager_execution()\n"
+              "print('%.1f' % tf.constant(1.0))\n",
+     "tf.enable_eager_execution() (script.py:2), written for eager mode"),
+])
+def test_forced_mode_names_the_constructs_that_need_the_other(tmp_path, mode, source, construct):
+    proc = run_script(tmp_path, source, mode=mode)
+    assert proc.returncode == 1
+    lines = proc.stderr.splitlines()
+    assert lines[1].startswith("tfcompat: TFCOMPAT_MODE=%s, but the script uses " % mode)
+    assert construct in lines[1] and lines[1].endswith("Unset TFCOMPAT_MODE to run it as written.")
+    assert lines[-1] == "tfcompat: the error above may come from TFCOMPAT_MODE=%s (see the " \
+                        "start of the output)." % mode
+
+
+def test_forced_mode_that_fits_says_nothing_more(tmp_path):
+    proc = run_script(tmp_path, """
+        import tensorflow as tf
+        tf.enable_eager_execution()
+        print(tf.executing_eagerly())
+        """, mode="eager")
+    assert check(proc).split() == ["True"]
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_runs_a_module_like_python_m(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "tool.py").write_text(
+        "import sys\nimport tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
+        "print(__name__, sys.argv[1:], tf.executing_eagerly())\n")
+    env = {**os.environ, "PYTHONPATH": REPO}
+    env.pop("TFCOMPAT_MODE", None)
+    proc = subprocess.run([sys.executable, "-m", "tfcompat", "-m", "pkg.tool", "a", "--b"],
+                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
+    assert check(proc).split() == ["__main__", "['a',", "'--b']", "False"]
+    assert "running in graph mode" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "tfcompat", "-m", "pkg.missing"],
+                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "No module named pkg.missing" in proc.stderr

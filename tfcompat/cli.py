@@ -16,10 +16,12 @@ import ast
 import atexit
 import collections
 import ctypes
+import importlib.util
 import os
 import platform
 import runpy
 import sys
+import traceback
 
 import tfcompat
 from tfcompat import _api, _dependencies, _import_hook
@@ -28,6 +30,7 @@ from tfcompat.framework import context
 USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
                                          run a TensorFlow script on PyTorch
        python -m tfcompat [--explain-compile] SCRIPT [ARGS...]
+       python -m tfcompat [--explain-compile] -m MODULE [ARGS...]
        tfcompat check [--json] SCRIPT...  report, without running them, the mode and TF
                                          version the runner would choose and every TF
                                          symbol used: supported or not (exit status 1)
@@ -41,8 +44,10 @@ Session.run signatures that run more than once, 0 never; unset: on CUDA once it 
 a signature was or was not compiled.
 """
 
-# reason: why this mode; flavor_reason: why this TF version.
-Choice = collections.namedtuple("Choice", ["mode", "flavor", "reason", "flavor_reason"])
+# reason: why this mode; flavor_reason: why this TF version; constructs: (file:line, the mode
+# it needs, what it is) for each use of a construct that needs one mode.
+Choice = collections.namedtuple("Choice", ["mode", "flavor", "reason", "flavor_reason",
+                                           "constructs"])
 
 # Paths (without `tf.`) whose use means the script builds TF1 graphs, in the words we report.
 _GRAPH_APIS = {
@@ -251,7 +256,9 @@ def detect(sources):
         reason = "the script builds TF1 graphs (%s)%s" % (api, where(name))
     else:
         reason = "TF2-style script" if flavor == "v2" else "TF1 eager-compatible script"
-    return Choice("graph" if graph and not eager else "eager", flavor, reason, why)
+    constructs = [("%s:%d" % (os.path.basename(n) or "<script>", line), needs, words)
+                  for n, s in scans.items() for line, needs, words in s.mode_constructs]
+    return Choice("graph" if graph and not eager else "eager", flavor, reason, why, constructs)
 
 
 def script_sources(path):
@@ -320,8 +327,66 @@ def tune_allocator():
     return all([mallopt(param, value) == 1 for param, value in _ALLOCATOR_SETTINGS])
 
 
-def run(path, args=()):
-    """Run a TF script as `__main__` under tfcompat, with `sys.argv = [path, *args]`."""
+def _mode_conflicts(choice):
+    """The warning for constructs that need the mode TFCOMPAT_MODE did not choose, or None."""
+    if context.state.forced is None:
+        return None
+    other = [(where, words) for where, needs, words in choice.constructs if needs != choice.mode]
+    if not other:
+        return None
+    names = []
+    for where, words in other:
+        if words not in names:
+            names.append(words)
+    places = ", ".join("%s (%s)" % (words, where) for where, words in other[:4]) + \
+        (", ..." if len(other) > 4 else "")
+    if choice.mode == "eager":
+        advice = ("it runs in eager mode only where the script builds them inside "
+                  "`with tf.Graph().as_default():`")
+    else:
+        advice = "eager-only code (tfe.Iterator, .numpy(), Python formatting of tensors) fails"
+    return ("%s=%s, but the script uses %s, written for %s mode; %s. Unset %s to run it as "
+            "written." % (context.MODE_ENV, choice.mode, places,
+                          "graph" if choice.mode == "eager" else "eager", advice,
+                          context.MODE_ENV))
+
+
+_RUNNER_FILES = (os.path.abspath(__file__), os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), "__main__.py"), os.path.abspath(runpy.__file__))
+
+
+def _install_excepthook(note):
+    """Uncaught errors show the script's frames, not the runner's, then `note` if any."""
+    previous = sys.excepthook
+
+    def runner_frame(tb):
+        name = tb.tb_frame.f_code.co_filename
+        return name.startswith("<frozen runpy") or os.path.abspath(name) in _RUNNER_FILES
+
+    def hook(kind, value, tb):
+        script_tb = tb
+        while script_tb is not None and runner_frame(script_tb):
+            script_tb = script_tb.tb_next
+        if script_tb is not None and isinstance(value, BaseException):
+            value = value.with_traceback(script_tb)  # what python prints from
+        previous(kind, value, script_tb or tb)
+        if note and not issubclass(kind, KeyboardInterrupt):
+            sys.stderr.write("tfcompat: %s\n" % note)
+
+    sys.excepthook = hook
+
+
+def run(path, args=(), module=None):
+    """Run a TF script (or, with `module`, `python -m module`) as `__main__` under tfcompat,
+    with `sys.argv = [path, *args]`; returns the exit status for errors found before it runs."""
+    if module is None:
+        with open(path, "rb") as f:
+            source = f.read()
+        try:
+            compile(source, path, "exec")
+        except (SyntaxError, ValueError) as e:  # as python reports it: no runner frames
+            traceback.print_exception(type(e), e, None)
+            return 1
     choice = choose(path)
     tune_allocator()
     _dependencies.import_lazy()
@@ -329,10 +394,20 @@ def run(path, args=()):
     _api.set_flavor(choice.flavor)
     context.set_mode(choice.mode)
     context.announce("%s; %s" % (choice.reason, choice.flavor_reason))
+    note = _mode_conflicts(choice)
+    if note:
+        sys.stderr.write("tfcompat: %s\n" % note)
+    _install_excepthook(note and "the error above may come from %s=%s (see the start of the "
+                                 "output)." % (context.MODE_ENV, choice.mode))
     sys.argv = [path] + list(args)
+    if module is not None:
+        sys.path[0] = os.getcwd()
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        return 0
     sys.path[0] = os.path.dirname(os.path.abspath(path)) if not os.path.isdir(path) \
         else os.path.abspath(path)
     runpy.run_path(path, run_name="__main__")
+    return 0
 
 
 def _explain_compile_at_exit():
@@ -359,6 +434,8 @@ def main(argv=None):
     if argv and argv[0] == "--explain-compile":
         argv = argv[1:]
         _explain_compile_at_exit()
+    if len(argv) >= 2 and argv[0] == "-m":
+        return _run_module(argv[1], argv[2:])
     if not argv or argv[0].startswith("-"):
         sys.stderr.write(USAGE)
         return 2
@@ -367,5 +444,21 @@ def main(argv=None):
         sys.stderr.write("tfcompat: can't open file %r: [Errno 2] No such file or directory\n"
                          % os.path.abspath(path))
         return 2
-    run(path, argv[1:])
-    return 0
+    return run(path, argv[1:])
+
+
+def _run_module(name, args):
+    """`-m package.module ARGS`, as python runs it: found on sys.path from the working
+    directory, its file scanned like a script's."""
+    sys.path[0] = os.getcwd()
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations is not None:
+        name += ".__main__"
+        spec = importlib.util.find_spec(name)
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        sys.stderr.write("%s: No module named %s\n" % (sys.executable, name))
+        return 1
+    return run(spec.origin, args, module=name)
