@@ -9,6 +9,7 @@ Unset, the runner picks the mode the script was written for (see `tfcompat.cli`)
 calls switch it as in TensorFlow.
 """
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -18,6 +19,7 @@ import torch
 
 from tfcompat import _api
 from tfcompat._api import tf_export
+from tfcompat.framework.device_spec import DeviceSpecV2
 
 MODE_ENV = "TFCOMPAT_MODE"
 
@@ -213,16 +215,42 @@ def default_device():
 
 
 def current_device():
-    """The torch device for tensors created now (innermost tf.device, else the default)."""
+    """The torch device for tensors created now (innermost tf.device naming a device, else the
+    default; `tf.device(None)` clears the outer scopes)."""
     for spec, device in reversed(state.device_stack):
         if device is not None:
             return device
+        if spec is None:
+            break
     return default_device()
 
 
-def current_device_spec():
-    """The innermost TF device string in effect ('' when none)."""
-    return state.device_stack[-1][0] if state.device_stack else ""
+@functools.lru_cache(maxsize=1024)
+def _merged_device_string(spec, device):
+    """`device` (a device string) with the unset fields filled in from device string `spec`."""
+    return DeviceSpecV2.from_string(spec).make_merged_spec(
+        DeviceSpecV2.from_string(device)).to_string()
+
+
+def device_for_op(op):
+    """The device string TF 1 records on a new graph op (`op.device`).
+
+    The `tf.device` scopes apply innermost first, as TF's device function stack does: a
+    device string fills in the fields not set yet (so '/cpu:0' records '/device:CPU:0'), a
+    device function is called with the op (its `device` being what inner scopes chose) and
+    returns a device string or DeviceSpec, '' changes nothing, None stops at that scope.
+    """
+    device = ""
+    for spec, _ in reversed(state.device_stack):
+        if spec is None:
+            break
+        if callable(spec):
+            op.device = device
+            chosen = spec(op)
+            device = chosen.to_string() if isinstance(chosen, DeviceSpecV2) else chosen or ""
+        elif spec:
+            device = _merged_device_string(spec, device)
+    return device
 
 
 def tf_device_name(device):
@@ -236,12 +264,21 @@ def tf_device_name(device):
 
 @contextlib.contextmanager
 def device_scope(spec):
-    """Body of `tf.device`: new tensors and variables created inside go to that device."""
+    """Body of `tf.device`: new tensors and variables created inside go to that device.
+
+    A device function (graph mode only, as in TF) sets the device strings of the ops made
+    inside but not where tensors are placed: they stay on the enclosing scope's device.
+    """
+    if isinstance(spec, DeviceSpecV2):
+        spec = spec.to_string()
     if callable(spec):
-        raise NotImplementedError("tf.device with a device function is not implemented by "
-                                  "tfcompat; pass a device name string")
-    device = torch_device_for(spec) if spec else None
-    state.device_stack.append((spec or "", device))
+        if not state.building_graph:
+            raise RuntimeError("tf.device does not support functions when eager execution "
+                               "is enabled.")
+        device = None
+    else:
+        device = torch_device_for(spec) if spec else None
+    state.device_stack.append((spec, device))
     try:
         yield
     finally:
@@ -252,6 +289,7 @@ def device_scope(spec):
 def device(device_name):
     """`tf.device(name)`: place tensors created in the block on that device.
 
-    A GPU that is not present falls back to the CPU, like TF's soft placement.
+    A GPU that is not present falls back to the CPU, like TF's soft placement. `name` may be
+    a device string, a DeviceSpec, None, or (graph mode) a device function of the op.
     """
     return device_scope(device_name)

@@ -21,12 +21,18 @@ import threading
 import numpy as np
 import torch
 import torch.fx
+from tensorboard.compat.proto import attr_value_pb2, graph_pb2, node_def_pb2
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
-from tfcompat._api import tf_export
+from tfcompat._api import export_constant, tf_export
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
+
+# TF1's graph protos: the protobuf messages TensorFlow itself defines (tensorboard ships them).
+NodeDef = export_constant(node_def_pb2.NodeDef, v1=["NodeDef"])
+GraphDef = export_constant(graph_pb2.GraphDef, v1=["GraphDef"])
+AttrValue = export_constant(attr_value_pb2.AttrValue, v1=["AttrValue"])
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -128,7 +134,8 @@ class Operation(object):
         self._inputs = list(inputs)
         self._control_inputs = list(control_inputs)
         self.outputs = []
-        self.device = context.current_device_spec()
+        self.device = ""
+        self.device = context.device_for_op(self)
 
     @property
     def inputs(self):
@@ -150,8 +157,7 @@ class Operation(object):
 
     @property
     def node_def(self):
-        from tensorboard.compat.proto import node_def_pb2
-        node_def = node_def_pb2.NodeDef(name=self.name, op=self.type, device=self.device)
+        node_def = NodeDef(name=self.name, op=self.type, device=self.device)
         node_def.input.extend(t.name if t.value_index else t.op.name for t in self._inputs)
         node_def.input.extend("^" + op.name for op in self._control_inputs)
         return node_def
@@ -855,8 +861,7 @@ class Graph(object):
 
     def as_graph_def(self, from_version=None, add_shapes=False):
         """A real `GraphDef` proto (tensorboard's protos) naming every op and its inputs."""
-        from tensorboard.compat.proto import graph_pb2
-        graph_def = graph_pb2.GraphDef()
+        graph_def = GraphDef()
         graph_def.versions.CopyFrom(self.graph_def_versions)
         for op in self._ops:
             node_def = op.node_def
