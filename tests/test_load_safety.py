@@ -38,6 +38,13 @@ def _op_model():
     return keras.Model(inputs, keras.layers.Dense(1)(tf.nn.relu(hidden) + 1.0))
 
 
+def _relu_model():
+    """Ops after the last layer only (configs the loader read before op layers between layers
+    could be saved)."""
+    inputs = keras.Input((3,))
+    return keras.Model(inputs, tf.nn.relu(keras.layers.Dense(2)(inputs)))
+
+
 def _config(model):
     return json.loads(model.to_json())
 
@@ -50,11 +57,11 @@ def _load_json(config, **kwargs):
     return keras.models.model_from_json(json.dumps(config), **kwargs)
 
 
-def _load_saved(config, tmp_path, save_format="tf", **kwargs):
-    """load_model on a saved model (directory or HDF5 file) whose stored config was replaced
-    by `config`."""
+def _load_saved(config, tmp_path, save_format="tf", build=_op_model, **kwargs):
+    """load_model on the model `build` makes, saved (directory or HDF5 file) with its stored
+    config replaced by `config`."""
     path = str(tmp_path / ("saved.h5" if save_format == "h5" else "saved"))
-    _op_model().save(path, save_format=save_format)
+    build().save(path, save_format=save_format)
     if save_format == "h5":
         import h5py
         with h5py.File(path, "r+") as f:
@@ -69,9 +76,11 @@ def _load_saved(config, tmp_path, save_format="tf", **kwargs):
     return keras.models.load_model(path, **kwargs)
 
 
-LOADERS = {"model_from_json": lambda config, tmp_path: _load_json(config),
-           "load_model directory": _load_saved,
-           "load_model h5": lambda config, tmp_path: _load_saved(config, tmp_path, "h5")}
+LOADERS = {"model_from_json": lambda config, tmp_path, build: _load_json(config),
+           "load_model directory": lambda config, tmp_path, build: _load_saved(
+               config, tmp_path, build=build),
+           "load_model h5": lambda config, tmp_path, build: _load_saved(
+               config, tmp_path, "h5", build)}
 
 
 def _assert_refused(load, marker, match=None):
@@ -122,11 +131,11 @@ def test_op_layer_function_outside_the_exported_ops_is_refused(tmp_path, loader,
     marker = tmp_path / "pwned"
     for function, args in _op_payloads(marker):
         with MODES[mode]():
-            config = _config(_op_model())
+            config = _config(_relu_model())
             spec = _layer(config, "TensorFlowOpLayer")
             spec["config"].update(function=function, args={"__tuple__": args},
                                   kwargs={"__dict__": {}}, constants={})
-            _assert_refused(lambda: LOADERS[loader](config, tmp_path), marker)
+            _assert_refused(lambda: LOADERS[loader](config, tmp_path, _relu_model), marker)
 
 
 @pytest.mark.parametrize("value", [
