@@ -195,7 +195,9 @@ class OptimizerV2(object):
 
     def _hyper_inputs(self):
         """Hyperparameters for the update op: variables, numbers, or the evaluated schedule;
-        "learning_rate" includes Keras' `decay` (lr / (1 + decay * iterations))."""
+        "learning_rate" includes Keras' `decay` (lr / (1 + decay * iterations)) with the decay
+        given to the constructor, as Keras 2's `_decayed_lr`: the `decay` variable is saved and
+        restored but a restored value does not change the schedule."""
         values = {}
         for name, value in self._hyper.items():
             if callable(value) and not isinstance(value, Variable):
@@ -205,7 +207,7 @@ class OptimizerV2(object):
             from tfcompat.ops import math_ops
             step = math_ops.cast(self._iterations, dtypes.float32)
             values["learning_rate"] = values["learning_rate"] / (
-                1.0 + self._hyper["decay"] * step)
+                1.0 + self._initial_decay * step)
         values.pop("decay", None)
         return values
 
