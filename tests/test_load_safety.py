@@ -336,6 +336,19 @@ def test_custom_objects_give_exactly_the_callers_objects(tmp_path):
         assert _load_json(config).layers[1].activation is swish_like
 
 
+def test_unimplemented_features_in_a_config_stay_not_implemented_errors():
+    from tfcompat._api import UnimplementedSymbolError
+
+    class Unfinished(keras.layers.Layer):
+        @classmethod
+        def from_config(cls, config):
+            raise UnimplementedSymbolError("tfcompat does not implement tf.some_feature yet")
+    config = _config(_op_model())
+    _layer(config, "Dense")["class_name"] = "Unfinished"
+    with pytest.raises(NotImplementedError, match="some_feature"):
+        _load_json(config, custom_objects={"Unfinished": Unfinished})
+
+
 # ---------------------------------------------------------------- Lambda layers
 
 

@@ -41,6 +41,8 @@ def model_from_config(config, custom_objects=None, safe_mode=True):
         try:
             return from_config_with_custom_objects(cls, config["config"], custom_objects)
         except (TypeError, KeyError, IndexError, AttributeError) as error:
+            if isinstance(error, NotImplementedError):  # a TF feature tfcompat lacks
+                raise
             detail = "no entry %r" % (error.args[0],) if isinstance(error, KeyError) \
                 else "%s: %s" % (type(error).__name__, error)
             raise ValueError("Malformed model config (%s)" % detail) from error

@@ -91,6 +91,8 @@ def compile_from_training_config(model, config, custom_objects):
                                                       metrics.deserialize, custom_objects),
             loss_weights=config.get("loss_weights"))
     except (TypeError, KeyError, IndexError, AttributeError) as error:
+        if isinstance(error, NotImplementedError):  # a TF feature tfcompat lacks
+            raise
         raise ValueError("Malformed training config (%s: %s)" % (type(error).__name__,
                                                                  error)) from error
 
