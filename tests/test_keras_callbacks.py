@@ -122,3 +122,14 @@ def test_progbar_format(capsys):
     _model().fit(x, y, epochs=1, batch_size=8, verbose=1, callbacks=[bar])
     out = capsys.readouterr().out
     assert out.count("4/4 [==============================]") == 1
+
+
+def test_evaluate_and_predict_progress_bars_know_the_steps(capsys):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    model.compile("sgd", "mse")
+    x, y = np.ones((100, 3), np.float32), np.ones((100, 2), np.float32)
+    model.evaluate(x, y, verbose=1)
+    model.predict(x, verbose=1)
+    out = capsys.readouterr().out.replace("\r", "\n")
+    assert "Unknown" not in out
+    assert [line.split()[0] for line in out.splitlines() if "step" in line][-2:] == ["4/4", "4/4"]

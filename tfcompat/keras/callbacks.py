@@ -423,6 +423,7 @@ class ProgbarLogger(Callback):
         self.epochs = 1
 
     def set_params(self, params):
+        super(ProgbarLogger, self).set_params(params)
         self.verbose = params.get("verbose", 1)
         self.epochs = params.get("epochs", 1)
         self.target = params.get("steps") if self.use_steps else params.get("samples")
