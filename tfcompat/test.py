@@ -11,6 +11,7 @@ import torch
 from tfcompat import config
 from tfcompat._api import tf_export
 from tfcompat.framework import context, random_seed
+from tfcompat.platform import benchmark
 
 
 @tf_export("test.is_built_with_cuda")
@@ -57,8 +58,10 @@ def gpu_device_name():
 
 @tf_export("test.main")
 def main(argv=None):
-    """Run the tests of the `__main__` module (unittest's runner); exits with its status."""
-    return unittest.main(module="__main__", argv=argv)
+    """Run the tests of the `__main__` module (unittest's runner); exits with its status.
+    With `--benchmarks=REGEX` in argv, run the matching `tf.test.Benchmark` methods instead."""
+    return benchmark.benchmarks_main(lambda: unittest.main(module="__main__", argv=argv),
+                                     argv=argv)
 
 
 _temp_dir = None
