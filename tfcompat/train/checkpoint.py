@@ -9,6 +9,7 @@ objects not created yet wait for them, see `tracking`); name-based ones (TF1 Sav
 variable name. In graph mode (`tf.compat.v1`), values live in a Session: `save(prefix,
 session=sess)` and `restore(...).run_restore_ops(sess)`.
 """
+import logging
 import os
 import time
 
@@ -18,6 +19,7 @@ from tfcompat.train import checkpoint_format, saver, tracking
 from tfcompat.variables import Variable
 
 _state = context.state
+_logger = logging.getLogger("tensorflow")
 
 
 def _default_session(session):
@@ -294,11 +296,25 @@ class Checkpoint(object):
 
 @tf_export("train.CheckpointManager")
 class CheckpointManager(object):
-    """Numbered checkpoints of one Checkpoint in a directory, keeping `max_to_keep`."""
+    """Numbered checkpoints of one Checkpoint in a directory, keeping `max_to_keep`.
+
+    As TF's: the state file of `directory` gives the managed checkpoints (those saved after
+    the last one preserved by `keep_checkpoint_every_n_hours`); each save records the state
+    listing the new checkpoint before deleting any, deletes the oldest beyond `max_to_keep`
+    and records the state again, so a crash while deleting leaves them listed for the next
+    manager to delete. Unlike TF's, the first save also adopts this manager's checkpoints
+    (`NAME-<N>`) written after the state file, which a crash between writing a checkpoint and
+    recording it leaves unlisted (TF never deletes them): they are managed from then on, by
+    modification time, so `max_to_keep` holds on disk. Unlisted checkpoints older than the
+    state file are left alone, as TF leaves them: `keep_checkpoint_every_n_hours` preserved
+    them, or `Checkpoint.save` wrote them."""
 
     def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
                  checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None,
                  init_fn=None):
+        if max_to_keep is not None and max_to_keep <= 0:
+            raise ValueError("Expected a positive integer or `None` for `max_to_keep`, got %d."
+                             % (max_to_keep,))
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
@@ -313,21 +329,32 @@ class CheckpointManager(object):
                              "None.")
         self._last_checkpoint_step = None
         self._maybe_delete = {}
-        self._last_preserved_timestamp = time.time()
+        self._state_mtime = None
         state = saver.get_checkpoint_state(self._directory)
-        self._latest_checkpoint = None
-        if state is not None:
-            self._latest_checkpoint = state.model_checkpoint_path
-            stamps = list(state.all_model_checkpoint_timestamps)
-            paths = list(state.all_model_checkpoint_paths)
-            if len(stamps) != len(paths):
-                stamps = [self._last_preserved_timestamp] * len(paths)
-            self._maybe_delete = dict(zip(paths, stamps))
-            if state.last_preserved_timestamp:
-                self._last_preserved_timestamp = state.last_preserved_timestamp
+        now = time.time()
+        if state is None:
+            self._latest_checkpoint = None
+            self._last_preserved_timestamp = now - 1.0
+            return
+        self._state_mtime = os.path.getmtime(os.path.join(self._directory, "checkpoint"))
+        self._latest_checkpoint = state.model_checkpoint_path
+        self._last_preserved_timestamp = state.last_preserved_timestamp
+        if now < self._last_preserved_timestamp:
+            _logger.warning("time.time() returned a value %f seconds behind the last "
+                            "preserved checkpoint timestamp.",
+                            self._last_preserved_timestamp - now)
+            self._last_preserved_timestamp = now
+        paths = list(state.all_model_checkpoint_paths)
+        stamps = list(state.all_model_checkpoint_timestamps) or \
+            [self._last_preserved_timestamp] * len(paths)
+        for path, stamp in zip(paths, stamps):
+            stamp = min(stamp, now)
+            if stamp > self._last_preserved_timestamp:
+                self._maybe_delete[path] = stamp
 
     directory = property(lambda self: self._directory)
     checkpoint_interval = property(lambda self: self._checkpoint_interval)
+    checkpoint = property(lambda self: self._checkpoint)
 
     @property
     def latest_checkpoint(self):
@@ -342,13 +369,40 @@ class CheckpointManager(object):
         value = self._step_counter
         return int(value.numpy() if hasattr(value, "numpy") else value)
 
+    def _adopt_unrecorded_checkpoints(self):
+        """Manage this manager's checkpoints written after the state file (see the class)."""
+        state_mtime, self._state_mtime = self._state_mtime, None
+        if state_mtime is None:
+            return
+        try:
+            filenames = os.listdir(self._directory)
+        except OSError:
+            return
+        base = os.path.basename(self._prefix) + "-"
+        numbers = {name[len(base):].split(".", 1)[0] for name in filenames
+                   if name.startswith(base)}
+        unrecorded = []
+        for number in numbers:
+            path = self._prefix + "-" + number
+            if not number.isdigit() or path in self._maybe_delete or \
+                    not checkpoint_format.exists(path):
+                continue
+            mtime = saver.get_checkpoint_mtimes([path])[0]
+            if mtime > state_mtime:
+                unrecorded.append((mtime, path))
+        for mtime, path in sorted(unrecorded):
+            self._maybe_delete[path] = mtime
+
     def save(self, checkpoint_number=None, check_interval=True, options=None):
         """Save a checkpoint (None if the interval has not passed); returns its prefix."""
-        if self._checkpoint_interval is not None and check_interval:
+        if self._checkpoint_interval is not None:
             step = self._step()
-            if self._last_checkpoint_step is not None and \
-                    step - self._last_checkpoint_step < self._checkpoint_interval:
+            if self._last_checkpoint_step is not None and (
+                    step == self._last_checkpoint_step or check_interval and
+                    step < self._last_checkpoint_step + self._checkpoint_interval):
                 return None
+            self._last_checkpoint_step = step
+        self._adopt_unrecorded_checkpoints()
         session = self._checkpoint._session(None)
         self._checkpoint._increment_counter(session)
         if checkpoint_number is None:
@@ -359,22 +413,22 @@ class CheckpointManager(object):
         self._maybe_delete.pop(path, None)
         self._maybe_delete[path] = time.time()
         self._latest_checkpoint = path
-        if self._step_counter is not None:
-            self._last_checkpoint_step = self._step()
-        doomed = self._sweep()
-        saver.update_checkpoint_state_internal(
-            self._directory, path, list(self._maybe_delete), save_relative_paths=True,
-            all_model_checkpoint_timestamps=list(self._maybe_delete.values()),
-            last_preserved_timestamp=self._last_preserved_timestamp)
-        for old in doomed:
-            saver.remove_checkpoint(old)
+        self._record_state()
+        self._sweep()
+        self._record_state()
         return path
 
+    def _record_state(self):
+        saver.update_checkpoint_state_internal(
+            self._directory, self._latest_checkpoint, list(self._maybe_delete),
+            save_relative_paths=True,
+            all_model_checkpoint_timestamps=list(self._maybe_delete.values()),
+            last_preserved_timestamp=self._last_preserved_timestamp)
+
     def _sweep(self):
-        """Drop the oldest checkpoints beyond max_to_keep (some kept every N hours)."""
-        doomed = []
-        if self._max_to_keep is None:
-            return doomed
+        """Delete the oldest checkpoints beyond max_to_keep (some kept every N hours)."""
+        if not self._max_to_keep:
+            return
         while len(self._maybe_delete) > self._max_to_keep:
             path, stamp = next(iter(self._maybe_delete.items()))
             del self._maybe_delete[path]
@@ -383,8 +437,7 @@ class CheckpointManager(object):
                     self._last_preserved_timestamp:
                 self._last_preserved_timestamp = stamp
                 continue
-            doomed.append(path)
-        return doomed
+            saver.remove_checkpoint(path)
 
     def restore_or_initialize(self):
         """Restore the latest checkpoint (returns its path), else run `init_fn` (None)."""

@@ -17,11 +17,18 @@ safetensors metadata (str -> str) holds:
 Writes are atomic: a temporary file in the same directory, flushed and fsynced, then
 `os.replace` (and the directory fsynced), so a crash leaves either the old file or the new
 one. Any damage found when reading raises `DataLossError` naming the file.
+
+A temporary file is named `.NAME.tmp-<host>-<pid>-<uuid>` (hidden, beside NAME), recording its
+writer. A writer killed mid-save leaves one behind; each atomic write removes those of its
+directory whose writer is gone (`remove_abandoned_temp_files`).
 """
 import contextlib
 import json
 import os
+import re
+import socket
 import struct
+import time
 import uuid
 import zlib
 
@@ -60,12 +67,69 @@ def _fsync_dir(directory):
         os.close(fd)
 
 
+HOST = re.sub(r"[^A-Za-z0-9._-]", "_", socket.gethostname()) or "localhost"
+# Temporary files whose writer cannot be asked whether it still runs (another host, or the
+# earlier `.NAME.tmp-<uuid>` names without a pid) are abandoned once untouched this long.
+ABANDONED_TEMP_AGE_SECONDS = 3600.0
+_TEMP_NAME = re.compile(r"^\..+\.tmp-(?:(?P<host>[A-Za-z0-9._-]+)-(?P<pid>[0-9]+)-)?"
+                        r"[0-9a-f]{32}$")
+_temp_names_in_flight = set()  # basenames of this process's temporary files being written
+
+
+def _process_running(pid):
+    """Whether process `pid` of this host exists (POSIX: signal 0 checks without sending)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, under another user
+        return True
+    return True
+
+
+def _is_abandoned_temp(directory, name, now):
+    """Whether `name` is one of our temporary files whose writer no longer runs: this process
+    (same host and pid) not writing it now, a dead pid of this host, or, where liveness cannot
+    be checked (another host, old names without a pid, non-POSIX), untouched for an hour."""
+    match = _TEMP_NAME.match(name)
+    if match is None:
+        return False
+    host, pid = match.group("host"), match.group("pid")
+    if host == HOST and int(pid) == os.getpid():
+        return name not in _temp_names_in_flight
+    if host == HOST and os.name == "posix":
+        return not _process_running(int(pid))
+    try:
+        modified = os.stat(os.path.join(directory, name)).st_mtime
+    except OSError:
+        return False
+    return now - modified > ABANDONED_TEMP_AGE_SECONDS
+
+
+def remove_abandoned_temp_files(directory):
+    """Delete the temporary files in `directory` left by atomic writes whose writer was killed
+    (see `_is_abandoned_temp`); a temporary file of a running writer is never touched."""
+    try:
+        names = [n for n in os.listdir(directory or ".") if n.startswith(".") and ".tmp-" in n]
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        if _is_abandoned_temp(directory, name, now):
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(directory, name))
+
+
 @contextlib.contextmanager
 def atomic_path(path):
-    """Yield a temporary path beside `path`; on success fsync it and rename it to `path`."""
+    """Yield a temporary path beside `path`; on success fsync it and rename it to `path`.
+    Abandoned temporary files of the directory are removed first."""
     directory = os.path.dirname(path)
-    tmp = os.path.join(directory, ".%s.tmp-%s" % (os.path.basename(path), uuid.uuid4().hex))
+    name = ".%s.tmp-%s-%d-%s" % (os.path.basename(path), HOST, os.getpid(), uuid.uuid4().hex)
+    tmp = os.path.join(directory, name)
+    _temp_names_in_flight.add(name)
     try:
+        remove_abandoned_temp_files(directory)
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)
         try:
@@ -77,6 +141,8 @@ def atomic_path(path):
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
+    finally:
+        _temp_names_in_flight.discard(name)
     _fsync_dir(directory)
 
 

@@ -98,17 +98,20 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
 
 @tf_export("train.get_checkpoint_state")
 def get_checkpoint_state(checkpoint_dir, latest_filename=None):
-    """The CheckpointState in `checkpoint_dir` (relative paths joined to it), or None."""
+    """The CheckpointState in `checkpoint_dir` (relative paths joined to it), or None.
+
+    As TF: a state file that cannot be read or parsed (here also one that is not UTF-8 text)
+    logs a warning and gives None; one without `model_checkpoint_path` raises ValueError."""
     from google.protobuf import text_format
     filename = _state_filename(checkpoint_dir, latest_filename)
     try:
         with open(filename, "rb") as f:
-            text = f.read().decode("utf-8")
+            data = f.read()
     except OSError:
         return None
     state = tensor_bundle.protos()["CheckpointState"]()
     try:
-        text_format.Parse(text, state)
+        text_format.Parse(data.decode("utf-8"), state)
     except (text_format.ParseError, UnicodeDecodeError) as e:
         _logger.warning("%s: %s", type(e).__name__, e)
         _logger.warning("%s: Checkpoint ignored", filename)
