@@ -205,6 +205,19 @@ def test_string_add_concatenates_and_equal_compares():
     check(tf.equal(tf.constant(["a", "b"]), "b"), [False, True], tf.bool)
 
 
+def test_scalar_string_add_is_a_scalar_string_tensor_eager_and_in_graphs():
+    # TF: tf.constant("a") + tf.constant("b") -> <tf.Tensor: shape=(), dtype=string,
+    # numpy=b'ab'>; in graphs too (tensorflow/docs guide/function.ipynb adds strings).
+    result = tf.constant("a") + tf.constant("b")
+    assert result.dtype == tf.string and result.shape == () and result.numpy() == b"ab"
+    with tf.Graph().as_default():
+        text = tf.compat.v1.placeholder(tf.string, [])
+        doubled = text + text
+        assert doubled.dtype == tf.string and doubled.shape == ()
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(doubled, {text: "a"}) == b"aa"
+
+
 # ---------------------------------------------------------------- comparisons, logic, bits
 
 

@@ -178,7 +178,8 @@ def add(x, y, name=None):
     """`tf.add`: x + y with broadcasting; string tensors are concatenated like TF."""
     tx, ty = binary_operands(x, y, "AddV2")
     if type(tx) is np.ndarray:
-        return (tx + ty).astype(object)
+        # numpy gives a bare `bytes` for two 0-d object arrays; keep a string tensor.
+        return np.asarray(tx + ty, dtype=object)
     if not isinstance(tx, torch.Tensor):
         tx = _as_tensor(tx, ty)
     if tx.dtype is torch.bool:
