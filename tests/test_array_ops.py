@@ -55,6 +55,10 @@ CASES = [
     ("linspace_one", lambda: tf.linspace(2.0, 3.0, 1), np.array([2], np.float32)),
     ("linspace_nd", lambda: tf.linspace([0., 1.], [1., 3.], 3, axis=1),
      np.array([[0, .5, 1], [1, 2, 3]], np.float32)),
+    # TF 2.x: integer bounds give float64 (guide/basic_training_loops: tf.linspace(-2, 2, 201))
+    ("linspace_int", lambda: tf.linspace(-2, 2, 5), np.array([-2, -1, 0, 1, 2], np.float64)),
+    ("linspace_int_tensor", lambda: tf.linspace(tf.constant(0), 4, 3),
+     np.array([0, 2, 4], np.float64)),
     ("identity", lambda: tf.identity(M), M),
     ("identity_n", lambda: tf.identity_n([M, A]), [M, A]),
     ("stop_gradient", lambda: tf.stop_gradient(A), A),

@@ -294,12 +294,15 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 @op("linspace", v1=["lin_space"], graph_name="LinSpace")
 def linspace(start, stop, num, name=None, axis=0):
     """`tf.linspace`: `num` values from `start` to `stop` inclusive (the last is `stop`
-    exactly); N-D `start`/`stop` broadcast and the new axis goes at `axis` (TF2)."""
+    exactly); N-D `start`/`stop` broadcast and the new axis goes at `axis` (TF2).
+    Integer bounds give float64 (float32 for 8/16-bit integers), as TF2's truediv-based
+    linspace does; TF 1.15's LinSpace kernel rejected them, here both versions accept them."""
     start, stop = binary_operands(start, stop, "LinSpace")
+    if start.dtype is torch.bool:
+        raise errors.InvalidArgumentError("LinSpace: start and stop must be numbers, got bool")
     if not (start.is_floating_point() or start.is_complex()):
-        raise errors.InvalidArgumentError(
-            "LinSpace: start and stop must be floating point, got %s"
-            % dtypes.from_torch(start.dtype).name)
+        small = start.dtype in (torch.int8, torch.int16, torch.uint8)
+        start = start.to(torch.float32 if small else torch.float64)
     stop = torch.as_tensor(stop, dtype=start.dtype, device=start.device)
     start, stop = torch.broadcast_tensors(start, stop)
     n = _as_int(num)
