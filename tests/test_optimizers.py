@@ -260,6 +260,21 @@ def test_minimize_without_gradients_graph():
             tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(v), var_list=[])
 
 
+def test_minimize_var_list_dict_values_graph():
+    # TF1 flattens var_list with nest, which takes dict views as sequences
+    # (nlintz/TensorFlow-Tutorials 11_gan.py: minimize(loss, var_list=weights.values())).
+    with tf.Graph().as_default():
+        weights = {"w": tf.Variable([3.0]), "b": tf.Variable([1.0])}
+        frozen = tf.Variable([5.0])
+        loss = tf.reduce_sum(weights["w"] * weights["b"] + frozen)
+        step = tf.train.GradientDescentOptimizer(0.5).minimize(loss, var_list=weights.values())
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(step)
+            np.testing.assert_allclose(sess.run([weights["w"], weights["b"], frozen]),
+                                       [[2.5], [-0.5], [5.0]])
+
+
 def test_graph_no_global_step_returns_group():
     with tf.Graph().as_default():
         v = tf.Variable([3.0])

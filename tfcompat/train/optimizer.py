@@ -14,6 +14,7 @@ as one node. IndexedSlices gradients are applied densely (TF's sparse kernels up
 the touched rows of slots such as Momentum's accumulator). `use_locking` and
 `colocate_gradients_with_ops` are accepted and have no effect.
 """
+import collections.abc
 import numbers
 
 import torch
@@ -39,7 +40,9 @@ def _var_key(var):
 
 
 def _flatten(value):
-    if isinstance(value, (list, tuple)):
+    """`nest.flatten` as TF1's compute_gradients applies it to `var_list`: dict views
+    (`var_list=weights.values()`) are sequences in iteration order, dicts by sorted key."""
+    if isinstance(value, (list, tuple, collections.abc.MappingView)):
         return [leaf for item in value for leaf in _flatten(item)]
     if isinstance(value, dict):
         return [leaf for key in sorted(value) for leaf in _flatten(value[key])]
