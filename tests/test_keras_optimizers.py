@@ -105,6 +105,19 @@ def test_minimize_and_errors():
         opt.apply_gradients([(None, v)])
 
 
+def test_apply_no_gradients_is_a_no_op():
+    # Keras 2.11+: apply_gradients(zip([], [])) returns `iterations` and changes nothing
+    # (aymericdamien TensorFlow-Examples multigpu_training: trainable_variables read before
+    # the model is built is []).
+    opt = optimizers.Adam(0.1)
+    result = opt.apply_gradients(zip([], []))
+    assert result is opt.iterations and int(opt.iterations.numpy()) == 0
+    v = tf.Variable(1.0)
+    opt.apply_gradients([(tf.constant(1.0), v)])
+    assert int(opt.iterations.numpy()) == 1
+    assert opt.apply_gradients([]) is opt.iterations and int(opt.iterations.numpy()) == 1
+
+
 def test_apply_gradients_in_tf_function():
     v = tf.Variable([1.0, 2.0])
     opt = optimizers.Adam(0.1)

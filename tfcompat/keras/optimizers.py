@@ -335,8 +335,11 @@ class OptimizerV2(object):
         return self.apply_gradients(grads_and_vars, name=name)
 
     def apply_gradients(self, grads_and_vars, name=None, experimental_aggregate_gradients=True):
-        """Apply (gradient, variable) pairs; gradients that are None are skipped."""
+        """Apply (gradient, variable) pairs; gradients that are None are skipped. No pairs at
+        all is a no-op returning `iterations` (unchanged), as in Keras 2.11+ optimizers."""
         pairs = list(grads_and_vars)
+        if not pairs:
+            return self._iterations
         filtered = [(g, v) for g, v in pairs if g is not None]
         if not filtered:
             raise ValueError("No gradients provided for any variable: %s." % (
