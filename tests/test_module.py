@@ -1,6 +1,7 @@
 """tf.Module: names and name scopes, variables and submodules in TF's order, with_name_scope,
 _flatten, and Keras layers/models as modules (values as TF 2.15 gives them)."""
 import collections
+import itertools
 
 import numpy as np
 import pytest
@@ -287,6 +288,23 @@ def test_fit_trains_the_variables_of_a_module_inside_a_layer():
     model.fit(np.ones((4, 3), np.float32), np.zeros((4, 1), np.float32), verbose=0)
     assert not np.allclose(model.layers[0].affine.w.numpy(), 2 * np.eye(3))
     np.testing.assert_allclose(model.layers[0].affine.count.numpy(), 0.0)
+
+
+def test_keras_ignored_properties_extend_as_in_keras():
+    class Ignoring(tf.keras.Model):
+        _TF_MODULE_IGNORED_PROPERTIES = frozenset(itertools.chain(
+            ("hidden",), tf.keras.Model._TF_MODULE_IGNORED_PROPERTIES))
+
+        def __init__(self):
+            super().__init__()
+            self.hidden = layers.Dense(1)
+            self.shown = layers.Dense(1)
+    model = Ignoring()
+    assert "_inbound_nodes" in tf.keras.layers.Layer._TF_MODULE_IGNORED_PROPERTIES
+    assert "_trainable_weights" not in tf.keras.Model._TF_MODULE_IGNORED_PROPERTIES
+    assert "history" in Ignoring._TF_MODULE_IGNORED_PROPERTIES   # Model's bookkeeping
+    assert ids(model.submodules) == [id(model.shown)]
+    assert [layer.name for layer in model.layers] == ["dense", "dense_1"]  # Keras tracks both
 
 
 def test_keras_layer_name_scope():

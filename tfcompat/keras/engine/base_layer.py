@@ -280,6 +280,16 @@ class Layer(Module):
                             "_weight_names", "_metrics", "_in_call_loss_ids"))
     _ALLOWED_KWARGS = frozenset(("input_shape", "batch_input_shape", "batch_size", "weights",
                                  "activity_regularizer", "autocast", "implementation"))
+    # tf.Module's walk (`submodules`, a module holding the layer) skips the bookkeeping
+    # attributes Keras' tracking skips, but reads the weight lists
+    _TF_MODULE_IGNORED_PROPERTIES = _UNTRACKED - _WEIGHT_LISTS
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's walk also skips its own `_UNTRACKED` attributes, besides those it or
+        its bases name in `_TF_MODULE_IGNORED_PROPERTIES`."""
+        super().__init_subclass__(**kwargs)
+        cls._TF_MODULE_IGNORED_PROPERTIES = frozenset(cls._TF_MODULE_IGNORED_PROPERTIES) | (
+            cls._UNTRACKED - _WEIGHT_LISTS)
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         for kwarg in kwargs:
@@ -342,12 +352,6 @@ class Layer(Module):
         """A name scope named after the layer, under the scope current when it is entered
         (TF's Keras layers leave tf.Module's property unusable here)."""
         return ModuleNameScope(self._name_scope())
-
-    @property
-    def _TF_MODULE_IGNORED_PROPERTIES(self):
-        """tf.Module's walk (`submodules`, a module holding this layer) skips the framework's
-        bookkeeping attributes, as Keras' own tracking does, but reads the weight lists."""
-        return self._UNTRACKED - _WEIGHT_LISTS
 
     @property
     def dtype(self):
