@@ -365,6 +365,24 @@ def test_sampled_losses():
     close(loss, -np.log(np_softmax(all_logits))[:, 0], 1e-4)
 
 
+def test_sampled_losses_in_a_graph_with_placeholders():
+    # nlintz/TensorFlow-Tutorials 08_word2vec.py: nce_loss over placeholders in a TF1 graph.
+    with tf.Graph().as_default():
+        inputs = tf.compat.v1.placeholder(tf.float32, [None, 8])
+        labels = tf.compat.v1.placeholder(tf.int64, [None, 1])
+        weights, biases = tf.constant(randn(50, 8)), tf.constant(randn(50))
+        nce = tf.nn.nce_loss(weights, biases, labels, inputs, 10, 50)
+        softmax = tf.nn.sampled_softmax_loss(weights, biases, labels, inputs, 10, 50)
+        sampled, _, _ = tf.random.log_uniform_candidate_sampler(labels, 1, 10, True, 50)
+        assert nce.shape.as_list() == [None] and sampled.shape.as_list() == [10]
+        feed = {inputs: randn(6, 8), labels: rng.randint(0, 50, (6, 1)).astype(np.int64)}
+        with tf.compat.v1.Session() as sess:
+            nce_value, softmax_value, sampled_value = sess.run([nce, softmax, sampled], feed)
+    assert nce_value.shape == (6,) and (nce_value > 0).all()
+    assert softmax_value.shape == (6,) and (softmax_value > 0).all()
+    assert len(set(sampled_value.tolist())) == 10
+
+
 # ---------------------------------------------------------------- convolution
 
 

@@ -549,6 +549,9 @@ def _log_uniform_sample(num_sampled, range_max, unique, seed, device):
 
     if not unique:
         return draw(num_sampled), num_sampled
+    if torch._guards.detect_fake_mode() is not None:
+        # A graph being built runs ops on fake tensors for shapes only: nothing to sample.
+        return torch.zeros(num_sampled, dtype=torch.int64, device=device), num_sampled
     if num_sampled > range_max:
         raise errors.InvalidArgumentError("Sampler's range is too small: num_sampled=%d > "
                                           "range_max=%d" % (num_sampled, range_max))
