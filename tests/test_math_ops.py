@@ -420,6 +420,17 @@ def test_argmax_argmin():
         tf.argmax(x, 2)
 
 
+def test_tf1_arg_max_arg_min_take_a_required_dimension():
+    # TF 1.15 tf.arg_min / tf.arg_max (aymericdamien nearest_neighbor.py: tf.arg_min(d, 0))
+    x = np.array([[1, 5, 5], [7, 0, 7]], np.float32)
+    check(tf_v1.arg_min(x, 0), [0, 1, 0], tf.int64)
+    check(tf_v1.arg_max(x, 1), [1, 0], tf.int64)
+    check(tf_v1.arg_max(x, dimension=0, output_type=tf.int32), [1, 0, 1], tf.int32)
+    with pytest.raises(TypeError):
+        tf_v1.arg_min(x)
+    assert not hasattr(tf_v2, "arg_min")
+
+
 @pytest.mark.parametrize("exclusive", [False, True])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_cumsum_cumprod(exclusive, reverse):

@@ -870,6 +870,20 @@ def argmin_v2(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A
     return _arg_extreme(input, axis, output_type, torch.argmin, "ArgMin")
 
 
+@op(v1=["arg_max"], graph_name="ArgMax")
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """TF1 `tf.arg_max(input, dimension, output_type=tf.int64)`, the deprecated raw ArgMax op:
+    `dimension` is required."""
+    return _arg_extreme(input, dimension, output_type, torch.argmax, "ArgMax")
+
+
+@op(v1=["arg_min"], graph_name="ArgMin")
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """TF1 `tf.arg_min(input, dimension, output_type=tf.int64)`, the deprecated raw ArgMin op:
+    `dimension` is required."""
+    return _arg_extreme(input, dimension, output_type, torch.argmin, "ArgMin")
+
+
 # ---------------------------------------------------------------- scans
 
 
