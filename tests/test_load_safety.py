@@ -551,3 +551,63 @@ def test_fuzzed_configs_raise_only_value_errors_and_never_run_code(tmp_path, bui
             except (ValueError, errors.OpError):
                 pass
         assert not marker.exists()
+
+
+_H5_BASES = {}
+
+
+def _h5_base(tmp_path_factory):
+    """Bytes of a real .h5 model file (saved once)."""
+    if "bytes" not in _H5_BASES:
+        path = str(tmp_path_factory.mktemp("h5") / "model.h5")
+        with tf.Graph().as_default():
+            _op_model().save(path)
+        with open(path, "rb") as f:
+            _H5_BASES["bytes"] = f.read()
+    return _H5_BASES["bytes"]
+
+
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(flips=st.lists(st.tuples(st.integers(0, 1 << 20), st.binary(min_size=1, max_size=8)),
+                      max_size=6),
+       truncate=st.none() | st.integers(0, 1 << 20), mutations=_mutations(),
+       weights_edit=st.sampled_from(["keep", "drop_group", "wrong_shape", "rename"]))
+def test_fuzzed_h5_files_raise_only_tf_errors_and_never_run_code(tmp_path, tmp_path_factory,
+                                                                 flips, truncate, mutations,
+                                                                 weights_edit):
+    """A .h5 model file damaged at the byte level, or a valid HDF5 file whose config and
+    weights were edited, raises ValueError or a TF error class (OSError where h5py cannot open
+    the container at all, as Keras 2 lets it through) and never runs the payload."""
+    import h5py
+    marker = tmp_path / "pwned"
+    data = bytearray(_h5_base(tmp_path_factory))
+    for offset, chunk in flips:
+        offset %= len(data)
+        data[offset:offset + len(chunk)] = chunk
+    if truncate is not None:
+        data = data[:truncate % (len(data) + 1)]
+    damaged = tmp_path / "damaged.h5"
+    damaged.write_bytes(bytes(data))
+    edited = tmp_path / "edited.h5"
+    edited.write_bytes(_h5_base(tmp_path_factory))
+    with h5py.File(str(edited), "r+") as f:
+        config = _apply(json.loads(f.attrs["model_config"]), mutations)
+        f.attrs["model_config"] = json.dumps(config).replace("TOUCH", "touch %s" % marker)
+        weights = f["model_weights"]
+        layer = sorted(weights)[-1]
+        if weights_edit == "drop_group":
+            del weights[layer]
+        elif weights_edit == "rename":
+            weights.move(layer, layer + "_x")
+        elif weights_edit == "wrong_shape":
+            for name in list(weights[layer].attrs.get("weight_names", [])):
+                name = name.decode() if isinstance(name, bytes) else name
+                del weights[layer][name]
+                weights[layer][name] = np.zeros((7, 7), np.float32)
+    for path, container_errors in ((damaged, (OSError,)), (edited, ())):
+        try:
+            keras.models.load_model(str(path))
+        except (ValueError, errors.OpError) + container_errors:
+            pass
+        assert not marker.exists()

@@ -49,13 +49,30 @@ def save_weights_to_hdf5_group(group, layers):
             dataset[()] = value
 
 
+def _member(group, name, what):
+    """`group[name]`, or ValueError naming what the damaged file lacks (h5py: KeyError)."""
+    try:
+        return group[name]
+    except (KeyError, ValueError, TypeError):
+        raise ValueError("The HDF5 file has no %s %r in %s: it is damaged or was not written "
+                         "by Keras." % (what, name, group.name)) from None
+
+
+def _attribute(group, name):
+    try:
+        return group.attrs[name]
+    except KeyError:
+        raise ValueError("The HDF5 file has no %r attribute on %s: it is damaged or was not "
+                         "written by Keras." % (name, group.name)) from None
+
+
 def _saved_layer_weights(group):
-    names = [_text(n) for n in group.attrs["layer_names"]]
+    names = [_text(n) for n in _attribute(group, "layer_names")]
     saved = {}
     for name in names:
-        layer_group = group[name]
-        saved[name] = [np.asarray(layer_group[_text(w)])
-                       for w in layer_group.attrs["weight_names"]]
+        layer_group = _member(group, name, "weights group for layer")
+        saved[name] = [np.asarray(_member(layer_group, _text(w), "weight"))
+                       for w in _attribute(layer_group, "weight_names")]
     return names, saved
 
 
@@ -140,7 +157,7 @@ def load_model(filepath, custom_objects=None, compile=True,  # noqa: A002 - Kera
             raise ValueError("No model found in config file %s (it holds weights only: "
                              "rebuild the model and use `load_weights`)." % (filepath,))
         model = model_from_config(json.loads(_text(config)), custom_objects, safe_mode)
-        load_weights_from_hdf5_group(f["model_weights"], model.layers)
+        load_weights_from_hdf5_group(_member(f, "model_weights", "group"), model.layers)
         training = f.attrs.get("training_config")
         if not compile or training is None:
             return model
@@ -148,8 +165,9 @@ def load_model(filepath, custom_objects=None, compile=True,  # noqa: A002 - Kera
                                                   custom_objects)
         if "optimizer_weights" in f:
             group = f["optimizer_weights"]
-            names = [_text(n) for n in group.attrs["weight_names"]]
-            _restore_optimizer_weights(model, names, [np.asarray(group[n]) for n in names])
+            names = [_text(n) for n in _attribute(group, "weight_names")]
+            _restore_optimizer_weights(model, names, [
+                np.asarray(_member(group, n, "optimizer weight")) for n in names])
     return model
 
 
