@@ -197,6 +197,26 @@ def test_crash_while_deleting_leaves_them_listed_for_the_next_manager(tmp_path, 
     assert again.checkpoints == [str(tmp_path / "ckpt-4"), str(tmp_path / "ckpt-1")]
 
 
+def test_saver_crash_while_deleting_is_recovered_by_the_next_saver(tmp_path, monkeypatch):
+    x = tf.Variable(1.0, name="x")
+    saver = v1.train.Saver([x], max_to_keep=2)
+    for step in range(1, 4):
+        saver.save(None, str(tmp_path / "model"), global_step=step)
+    with monkeypatch.context() as m:
+        _kill_at(m, checkpoint_module.saver, "remove_checkpoint")
+        with pytest.raises(_Killed):
+            saver.save(None, str(tmp_path / "model"), global_step=4)
+    assert _checkpoints(tmp_path, "model") == [2, 3, 4]
+    state = tf.train.get_checkpoint_state(str(tmp_path))
+    assert state.model_checkpoint_path == str(tmp_path / "model-4")
+    again = v1.train.Saver([x], max_to_keep=2)
+    again.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+    again.save(None, str(tmp_path / "model"), global_step=5)
+    assert _checkpoints(tmp_path, "model") == [4, 5]
+    assert list(tf.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths) == \
+        [str(tmp_path / "model-4"), str(tmp_path / "model-5")]
+
+
 def test_manager_keeps_checkpoints_it_does_not_manage(tmp_path):
     """As TF: checkpoints written by Checkpoint.save, or preserved by
     keep_checkpoint_every_n_hours, are never deleted by a later manager."""

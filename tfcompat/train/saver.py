@@ -9,7 +9,11 @@ the given Session; in eager mode `sess` is not used (pass None).
 The `checkpoint` state file is TF's `CheckpointState` in protobuf text format
 (`model_checkpoint_path: "model.ckpt-3"` ...); the message class is built at runtime
 (tensorboard ships no checkpoint_state.proto). It is written last and atomically, after the
-checkpoint itself, and old checkpoints are deleted only after it names the new one.
+checkpoint itself, and old checkpoints are deleted only after it names the new one. Unlike
+TF's Saver, ours deletes them while the state file still lists them and then writes it again
+without them (as TF's CheckpointManager does): a run killed while deleting leaves them listed,
+and `recover_last_checkpoints(state.all_model_checkpoint_paths)` in the next run takes them
+over, so they are deleted at its next save instead of being left on disk for good.
 """
 import difflib
 import logging
@@ -449,11 +453,15 @@ class Saver(object):
                                          for name, var in names.items()})
         if write_state:
             doomed = self._record(prefix)
+            if doomed:  # listed until deleted, so a crash meanwhile leaves them recoverable
+                update_checkpoint_state_internal(
+                    save_dir, prefix, doomed + self.last_checkpoints, latest_filename,
+                    self._save_relative_paths)
+                for path in doomed:
+                    remove_checkpoint(path, meta_graph_suffix=meta_graph_suffix)
             update_checkpoint_state_internal(
                 save_dir, prefix, self.last_checkpoints, latest_filename,
                 self._save_relative_paths)
-            for path in doomed:
-                remove_checkpoint(path, meta_graph_suffix=meta_graph_suffix)
         if write_meta_graph and not self._eager:
             self.export_meta_graph(prefix + "." + meta_graph_suffix)
         return prefix
