@@ -98,6 +98,8 @@ _REAL_MODULES = {
     "app.flags": "tfcompat.platform.flags",
     "compat.v1.flags": "tfcompat.platform.flags",
     "compat.v1.app.flags": "tfcompat.platform.flags",
+    "contrib.eager.python": "tfcompat.contrib.eager_python",
+    "contrib.eager.python.tfe": "tfcompat.contrib.eager",
 }
 
 

@@ -290,6 +290,10 @@ def _sparse_delta(sparse_delta):
 
 # ---------------------------------------------------------------- the Variable class
 
+# Functions called with each new eager variable once it holds its initial value
+# (`tfe.restore_variables_on_create` assigns checkpointed values there).
+EAGER_CREATION_HOOKS = []
+
 
 @tf_export("Variable", "contrib.eager.Variable")
 class Variable(object):
@@ -332,6 +336,8 @@ class Variable(object):
             if callable(initial_value):
                 initial_value = initial_value()
             self._init_eager(to_torch(initial_value, dtype), shape, validate_shape, name)
+            for on_create in EAGER_CREATION_HOOKS:
+                on_create(self)
 
     def _init_eager(self, value, shape, validate_shape, name):
         value_shape = TensorShape._from_sizes(value.shape)

@@ -1,15 +1,24 @@
 """TF 1.x `tf.contrib.eager` (tfe): gradient functions and the eager-context helpers.
 
-`tfe.Variable` is exported by `tfcompat.variables`, `tfe.defun` by `tfcompat.function`.
+`tfe.Variable` is exported by `tfcompat.variables`, `tfe.defun` by `tfcompat.function`,
+`tfe.Network` / `tfe.Sequential` by `eager_network`, `tfe.Saver` and
+`tfe.restore_variables_on_create` by `eager_saver`.
+
+Execution modes: torch runs eager ops in order on the host thread (GPU kernels are queued
+and read back in order), so `tfe.ASYNC` and `tfe.SYNC` give the same results; `async_wait`
+waits for queued GPU work and async errors cannot occur.
 """
+import contextlib
 import functools
 import inspect
 
 import torch
 
-from tfcompat._api import tf_export
+from tfcompat._api import export_constant, tf_export
+from tfcompat.contrib import eager_network, eager_saver  # noqa: F401  (register tfe.*)
 from tfcompat.eager.backprop import GradientTape, flatten
 from tfcompat.framework import context
+from tfcompat.platform import app
 from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.ops.custom_gradient import custom_gradient
@@ -19,6 +28,48 @@ tf_export("contrib.eager.custom_gradient")(custom_gradient)
 tf_export("contrib.eager.executing_eagerly", "contrib.eager.in_eager_mode")(
     context.executing_eagerly)
 tf_export("contrib.eager.enable_eager_execution")(context.enable_eager_execution)
+
+
+SYNC = export_constant(0, "contrib.eager.SYNC")
+ASYNC = export_constant(1, "contrib.eager.ASYNC")
+
+
+def _check_execution_mode(mode):
+    if mode not in (None, SYNC, ASYNC):
+        raise ValueError("Execution mode should be None/SYNC/ASYNC. Got %s" % (mode,))
+
+
+@tf_export("contrib.eager.set_execution_mode")
+def set_execution_mode(mode):
+    """Accepts tfe.SYNC, tfe.ASYNC or None; ops run in order either way (module doc)."""
+    _check_execution_mode(mode)
+
+
+@tf_export("contrib.eager.execution_mode")
+@contextlib.contextmanager
+def execution_mode(mode):
+    """`with tfe.execution_mode(tfe.ASYNC):` accepted; ops run in order (module doc)."""
+    _check_execution_mode(mode)
+    yield
+
+
+@tf_export("contrib.eager.async_wait")
+def async_wait():
+    """Wait until the queued ops have run (torch's queued GPU kernels)."""
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+@tf_export("contrib.eager.async_clear_error")
+def async_clear_error():
+    """Nothing to clear: ops never fail asynchronously here."""
+
+
+@tf_export("contrib.eager.run")
+def run(main=None, argv=None):
+    """`tfe.run`: enable eager execution, then `tf.app.run(main, argv)`."""
+    context.enable_eager_execution()
+    app.run(main, argv)
 
 
 @tf_export("contrib.eager.num_gpus")
