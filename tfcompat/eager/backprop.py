@@ -21,6 +21,7 @@ watched or not, `watched_variables` lists only explicitly watched variables, and
 """
 import contextlib
 import logging
+import threading
 import weakref
 
 import torch
@@ -35,9 +36,18 @@ from tfcompat.ops import gradients_impl
 _logger = logging.getLogger("tensorflow")
 _state = context.state
 
-# Tapes that may still compute gradients; while another one lives, a gradient call keeps
-# the autograd graph (a non-persistent tape alone frees it, as TF releases its tape).
-_live_tapes = weakref.WeakSet()
+
+class _ThreadLiveTapes(threading.local):
+    """This thread's tapes that may still compute gradients; while another one lives, a
+    gradient call keeps the autograd graph (a non-persistent tape alone frees it, as TF
+    releases its tape). Per thread, like TF's tape stack: other threads' tapes record
+    other graphs."""
+
+    def __init__(self):
+        self.tapes = weakref.WeakSet()
+
+
+_live = _ThreadLiveTapes()
 
 # Autograd nodes are numbered in creation order (per thread); the number the next node will
 # get tells a tape which tensors were computed before it started recording. (Private torch
@@ -150,7 +160,7 @@ class GradientTape(object):
             self._variables, self._variable_ids = [], set()
             self._active = True
             self._start = _next_sequence_nr()
-            _live_tapes.add(self)
+            _live.tapes.add(self)
         tape_lib.push(self)
         self._recording = True
 
@@ -210,7 +220,7 @@ class GradientTape(object):
         covers tensors made by a create_graph backward on a CUDA thread, whose node numbers
         (counted per thread) would look older than they are.
         """
-        if t.grad_fn is None or any(o._recording for o in _live_tapes if o is not self):
+        if t.grad_fn is None or any(o._recording for o in _live.tapes if o is not self):
             return False
         return t.grad_fn._sequence_nr() < self._start
 
@@ -240,7 +250,7 @@ class GradientTape(object):
         self._variables, self._variable_ids = [], set()
         self._active = True
         self._start = _next_sequence_nr()
-        _live_tapes.add(self)
+        _live.tapes.add(self)
 
     def watched_variables(self):
         """The variables this tape watched, in the order they were first watched."""
@@ -266,12 +276,13 @@ class GradientTape(object):
     def _end_gradient(self):
         if not self._persistent:
             self._active = False
-            _live_tapes.discard(self)
+            _live.tapes.discard(self)
 
     def _graph_flags(self):
         """(create_graph, retain_graph) for the torch.autograd.grad calls of this tape."""
         create = tape_lib.recording()
-        others_live = len(_live_tapes) > (self in _live_tapes)
+        live = _live.tapes
+        others_live = len(live) > (self in live)
         return create, self._persistent or create or others_live
 
     def _source(self, source):

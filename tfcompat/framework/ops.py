@@ -12,6 +12,7 @@ The decorator leaves arguments as the user passed them; the op converts what it 
 """
 import contextlib
 import functools
+import threading
 
 import numpy as np
 import torch
@@ -412,28 +413,37 @@ def is_tensor(x):
 
 # ---------------------------------------------------------------- name scopes
 
-_eager_scope = [""]
+
+class _EagerNameScopes(threading.local):
+    """The eager name-scope stack, per thread as in TF's eager context."""
+
+    def __init__(self):
+        self.stack = [""]
+
+
+_eager_scopes = _EagerNameScopes()
 
 
 def current_scope():
     """The current name-scope prefix, e.g. "outer/inner/" ("" at the top)."""
     if _state.building_graph:
         return _graph().current_scope()
-    return _eager_scope[-1]
+    return _eager_scopes.stack[-1]
 
 
 @contextlib.contextmanager
 def _eager_name_scope(name):
+    stack = _eager_scopes.stack
     if name is None or name == "":
-        _eager_scope.append("")
+        stack.append("")
     elif name.endswith("/"):
-        _eager_scope.append(name)
+        stack.append(name)
     else:
-        _eager_scope.append(_eager_scope[-1] + name + "/")
+        stack.append(stack[-1] + name + "/")
     try:
-        yield _eager_scope[-1]
+        yield stack[-1]
     finally:
-        _eager_scope.pop()
+        stack.pop()
 
 
 @tf_export(v1=["name_scope", "keras.backend.name_scope"])
