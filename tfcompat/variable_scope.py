@@ -15,6 +15,7 @@ import enum
 import functools
 import inspect
 import re
+import threading
 
 from tfcompat._api import export_constant, tf_export
 from tfcompat.framework import context, dtypes, ops
@@ -453,8 +454,9 @@ class VariableScope(object):
             synchronization=synchronization, aggregation=aggregation)
 
 
-class _VariableScopeStore(object):
-    """The current VariableScope and how often each scope name was opened."""
+class _VariableScopeStore(threading.local):
+    """The current VariableScope and how often each scope name was opened: per thread, as
+    TF's store (one per graph, each thread seeing its own scopes)."""
 
     def __init__(self):
         self.current_scope = VariableScope(False)

@@ -14,6 +14,7 @@ returns an executable `torch.fx.GraphModule`.
 """
 import contextlib
 import copy
+import functools
 import operator
 import re
 import threading
@@ -35,6 +36,56 @@ GraphDef = export_constant(graph_pb2.GraphDef, v1=["GraphDef"])
 AttrValue = export_constant(attr_value_pb2.AttrValue, v1=["AttrValue"])
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+# Graph building from several threads: a graph may be shared (TF lets any thread build into
+# a graph it makes the default, and Keras' eager tensors all live in one graph), and neither a
+# torch.fx graph nor a FakeTensorMode with its ShapeEnv may be changed by two threads at once.
+# So recording an op (its fake-tensor pass, node and name) holds this one lock, as does any
+# use of a graph's fake-tensor mode; one lock for all graphs, so nesting cannot deadlock.
+# Graph building is not on the eager hot path.
+_building_lock = threading.RLock()
+
+
+def _serialized(method):
+    """`method` run while holding `_building_lock`."""
+    @functools.wraps(method)
+    def locked(*args, **kwargs):
+        with _building_lock:
+            return method(*args, **kwargs)
+    return locked
+
+
+class _SerializedFakeTensorMode(FakeTensorMode):
+    """A FakeTensorMode entered (and converting tensors) under `_building_lock`: torch keeps
+    the active mode per thread, but the mode object, its converter and its ShapeEnv are
+    shared by every thread that builds into the graph."""
+
+    def __enter__(self):
+        _building_lock.acquire()
+        try:
+            return super(_SerializedFakeTensorMode, self).__enter__()
+        except BaseException:
+            _building_lock.release()
+            raise
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        try:
+            return super(_SerializedFakeTensorMode, self).__exit__(
+                exc_type, exc_value, traceback)
+        finally:
+            _building_lock.release()
+
+    @_serialized
+    def from_tensor(self, *args, **kwargs):
+        return super(_SerializedFakeTensorMode, self).from_tensor(*args, **kwargs)
+
+
+class _ThreadBuildingState(threading.local):
+    """What TF's Graph keeps per thread: the name scope and the control-dependency stack."""
+
+    def __init__(self):
+        self.scope = ""
+        self.control_stack = []
 
 
 class _Slot(object):
@@ -425,17 +476,16 @@ class Graph(object):
         self._ops = []
         self._ops_by_name = {}
         self._collections = {}
-        self._scope = ""
-        self._control_stack = []
+        self._per_thread = _ThreadBuildingState()
         self._finalized = False
         self._version = 0
         self._variable_inputs = {}
         self._captures = {}
         # imported here: symbolic shapes (sympy) cost ~0.5 s of import time eager scripts skip
         from torch.fx.experimental.symbolic_shapes import ShapeEnv
-        self._fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
+        self._fake_mode = _SerializedFakeTensorMode(shape_env=ShapeEnv(),
+                                                    allow_non_fake_inputs=True)
         self._stand_ins = {}
-        self._lock = threading.RLock()
         self.seed = None
 
     # ------------------------------------------------------------ default graph
@@ -471,9 +521,11 @@ class Graph(object):
             raise RuntimeError("Graph is finalized and cannot be modified.")
 
     # ------------------------------------------------------------ names
+    @_serialized
     def unique_name(self, name, mark_as_used=True):
         """TF's uniquification: "scope/name", then "scope/name_1", "scope/name_2" ..."""
-        full = self._scope + name if self._scope else name
+        scope = self._per_thread.scope
+        full = scope + name if scope else name
         key = full.lower()
         count = self._names_in_use.get(key, 0)
         if mark_as_used:
@@ -492,15 +544,18 @@ class Graph(object):
         return full
 
     def get_name_scope(self):
-        return self._scope[:-1] if self._scope.endswith("/") else self._scope
+        scope = self._per_thread.scope
+        return scope[:-1] if scope.endswith("/") else scope
 
     def current_scope(self):
-        return self._scope
+        return self._per_thread.scope
 
     @contextlib.contextmanager
     def name_scope(self, name):
-        """TF1 graph name scopes: uniquified, "a/" re-enters, None/"" resets to the root."""
-        old = self._scope
+        """TF1 graph name scopes (per thread, as TF's): uniquified, "a/" re-enters,
+        None/"" resets to the root."""
+        per_thread = self._per_thread
+        old = per_thread.scope
         if not name:
             new = ""
         elif name.endswith("/"):
@@ -509,21 +564,24 @@ class Graph(object):
             if not _VALID_NAME.match(name):
                 raise ValueError("'%s' is not a valid scope name" % name)
             new = self.unique_name(name) + "/"
-        self._scope = new
+        per_thread.scope = new
         try:
             yield new
         finally:
-            self._scope = old
+            per_thread.scope = old
 
     # ------------------------------------------------------------ control dependencies
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
+        """Ops this thread creates in the block depend on `control_inputs` (None clears
+        them); per thread, as TF keeps its control-dependency stack."""
+        per_thread = self._per_thread
         if control_inputs is None:
-            saved, self._control_stack = self._control_stack, []
+            saved, per_thread.control_stack = per_thread.control_stack, []
             try:
                 yield
             finally:
-                self._control_stack = saved
+                per_thread.control_stack = saved
             return
         resolved = []
         for c in control_inputs:
@@ -531,15 +589,15 @@ class Graph(object):
                 c = c()
             c = self.as_graph_element(c)
             resolved.append(c if isinstance(c, Operation) else c.op)
-        self._control_stack.append(resolved)
+        per_thread.control_stack.append(resolved)
         try:
             yield
         finally:
-            self._control_stack.pop()
+            per_thread.control_stack.pop()
 
     def _current_control_inputs(self):
         seen, result = set(), []
-        for group in self._control_stack:
+        for group in self._per_thread.control_stack:
             for op in group:
                 if id(op) not in seen:
                     seen.add(id(op))
@@ -567,6 +625,7 @@ class Graph(object):
         # fresh graphs (build_module), so the order here does not matter.
         return self._fx.create_node("placeholder", "%s_%d" % (kind, len(self._fx.nodes)))
 
+    @_serialized
     def placeholder(self, dtype, shape, name=None, op_type="Placeholder"):
         """A fed input; `None` dimensions become symbolic sizes."""
         dtype = dtypes.as_dtype(dtype)
@@ -600,6 +659,7 @@ class Graph(object):
         return self._fake_mode.from_tensor(real, symbolic_context=StatelessSymbolicContext(
             dynamic_sizes=dynamic, constraint_sizes=[None] * len(hint)))
 
+    @_serialized
     def variable_input(self, variable):
         """The symbolic tensor standing for a variable's storage in this graph."""
         key = id(variable)
@@ -623,6 +683,7 @@ class Graph(object):
             entry = self._variable_inputs[key] = (variable, tensor)
         return entry[1]
 
+    @_serialized
     def capture(self, value):
         """A concrete torch tensor used by graph ops (an eager tensor or constant)."""
         key = id(value)
@@ -653,6 +714,7 @@ class Graph(object):
             return value._graph_tensor(self)
         return None
 
+    @_serialized
     def record_custom(self, fn, op_type, inputs, fake_out, name=None):
         """Add a node calling `fn(*input_values)` whose outputs look like `fake_out`.
 
@@ -666,6 +728,7 @@ class Graph(object):
             return operation
         return self._outputs(operation, node, fake_out)
 
+    @_serialized
     def placeholder_like(self, tensor, shape=None):
         """A fed input with the dtype and (static) shape of `tensor` (same fake mode)."""
         node = self._placeholder_node("feed")
@@ -681,6 +744,7 @@ class Graph(object):
         raise ValueError("Tensor %s must be from the same graph as the other inputs of this op "
                          "(it belongs to another tf.Graph)" % tensor.name)
 
+    @_serialized
     def record(self, fn, op_type, args, kwargs):
         """Add one op node calling `fn`; returns its outputs as SymbolicTensors."""
         name = kwargs.get("name") if isinstance(kwargs.get("name"), str) else None
@@ -900,6 +964,7 @@ class Graph(object):
         self._collections.pop(name, None)
 
     # ------------------------------------------------------------ execution
+    @_serialized
     def build_module(self, feeds, outputs, run_all=False):
         """A GraphModule computing `outputs` (tensors or ops) from `feeds` + graph inputs.
 

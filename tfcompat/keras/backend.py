@@ -10,6 +10,7 @@ import builtins
 import collections
 import contextlib
 import re
+import threading
 
 import numpy as np
 import torch
@@ -22,6 +23,7 @@ from tfcompat.ops import array_ops, math_ops, nn_ops, random_ops
 _state = context.state
 _config = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
 _uid_maps = collections.defaultdict(lambda: collections.defaultdict(int))
+_uid_lock = threading.Lock()     # threads creating layers at once get distinct names
 _learning_phase_value = []       # [] unset; [0] / [1] set by set_learning_phase
 _graph_learning_phases = {}      # TF1 graph -> its learning-phase placeholder
 _sessions = {}                   # TF1 graph -> the Keras session
@@ -105,9 +107,11 @@ def _uid_key():
 @tf_export("keras.backend.get_uid")
 def get_uid(prefix=""):
     """1, 2, ... for successive calls with `prefix` (per graph in TF1 graph mode)."""
-    uids = _uid_maps[_uid_key()]
-    uids[("", prefix)] += 1
-    return uids[("", prefix)]
+    key = _uid_key()
+    with _uid_lock:
+        uids = _uid_maps[key]
+        uids[("", prefix)] += 1
+        return uids[("", prefix)]
 
 
 @tf_export("keras.backend.reset_uids")
@@ -117,14 +121,15 @@ def reset_uids():
 
 def unique_object_name(name, zero_based=False):
     """Keras' layer naming: "dense", "dense_1", ... (zero_based) or "input_1", "input_2"."""
-    uids = _uid_maps[_uid_key()]
-    key = ("", name)
-    if zero_based:
-        number = uids[key]
+    graph_key, key = _uid_key(), ("", name)
+    with _uid_lock:
+        uids = _uid_maps[graph_key]
+        if zero_based:
+            number = uids[key]
+            uids[key] += 1
+            return name + "_" + str(number) if number else name
         uids[key] += 1
-        return name + "_" + str(number) if number else name
-    uids[key] += 1
-    return name + "_" + str(uids[key])
+        return name + "_" + str(uids[key])
 
 
 def to_snake_case(name):

@@ -4,8 +4,6 @@ Eager mode: Keras tensors are placeholders of a private graph (a function-buildi
 variables that layers create while called on them are eager variables). TF1 graph mode: they
 are placeholders of the default graph, as in TF1 Keras, so `Session.run` can feed them.
 """
-import functools
-
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes
 from tfcompat.framework.graph import Graph, SymbolicTensor, get_default_graph
@@ -17,29 +15,11 @@ _state = context.state
 
 
 class KerasGraph(Graph):
-    """The private graph eager-mode Keras tensors live in.
-
-    Eager variables and tensors that layers use here get static shapes (the base Graph gives
-    captured values symbolic sizes, which would hide e.g. a Dense layer's output width).
-    """
+    """The private graph eager-mode Keras tensors live in (one for all threads, as Keras'
+    global graph; the base Graph serializes building into it)."""
 
     building_function = True
     keras_graph = True
-
-    def _static(self, method, value):
-        mode = self._fake_mode
-        original = mode.from_tensor
-        mode.from_tensor = functools.partial(original, static_shapes=True)
-        try:
-            return method(self, value)
-        finally:
-            del mode.from_tensor
-
-    def variable_input(self, variable):
-        return self._static(Graph.variable_input, variable)
-
-    def capture(self, value):
-        return self._static(Graph.capture, value)
 
 
 _keras_graph = []
