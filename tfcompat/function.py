@@ -15,6 +15,7 @@ Where we differ: the GraphModule is not passed through torch.compile yet. As in 
 the Python body on every call.
 """
 import functools
+import threading
 import weakref
 
 import numpy as np
@@ -135,6 +136,7 @@ class Function(object):
         self._name = name or getattr(python_function, "__name__", "function")
         self._concrete = {}
         self._bound = weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()
         functools.update_wrapper(self, python_function)
 
     @property
@@ -147,16 +149,17 @@ class Function(object):
         try:
             bound = self._bound.get(instance)
         except TypeError:
-            bound = None
+            return self._bind(instance, owner)
         if bound is None:
-            bound = Function(self._python_function.__get__(instance, owner), self._name,
-                             self._input_signature, self._converted is not
-                             self._python_function)
-            try:
-                self._bound[instance] = bound
-            except TypeError:
-                pass
+            with self._lock:        # one bound Function (one set of traces) per instance
+                bound = self._bound.get(instance)
+                if bound is None:
+                    bound = self._bound[instance] = self._bind(instance, owner)
         return bound
+
+    def _bind(self, instance, owner):
+        return Function(self._python_function.__get__(instance, owner), self._name,
+                        self._input_signature, self._converted is not self._python_function)
 
     def __call__(self, *args, **kwargs):
         if _state.building_graph:
@@ -169,16 +172,24 @@ class Function(object):
         key = tuple(_signature_of(leaf) for leaf in leaves)
         concrete = self._concrete.get(key)
         if concrete is None:
-            concrete = self._concrete[key] = self._trace(args, kwargs)
+            concrete = self._traced(key, args, kwargs)
         return concrete._call_flat(leaves)
+
+    def _traced(self, key, args, kwargs):
+        """The trace for signature `key`, made once: like TF's, a Function traces under its
+        lock, so threads calling it at once with a new signature share one trace."""
+        with self._lock:
+            concrete = self._concrete.get(key)
+            if concrete is None:
+                concrete = self._concrete[key] = self._trace(args, kwargs)
+            return concrete
 
     def _signature_function(self):
         """The one trace an `input_signature` makes: its placeholders have the specs' shapes
         (`TensorSpec(None)` is of unknown rank, as TF traces it)."""
         concrete = self._concrete.get("input_signature")
         if concrete is None:
-            concrete = self._concrete["input_signature"] = self._trace(
-                list(self._input_signature), {})
+            concrete = self._traced("input_signature", list(self._input_signature), {})
         return concrete
 
     def _bind_to_signature(self, args, kwargs):
@@ -226,9 +237,7 @@ class Function(object):
         if self._input_signature is not None:
             return self._signature_function()
         key = tuple(_signature_of(leaf) for leaf in _flatten((list(args), kwargs)))
-        if key not in self._concrete:
-            self._concrete[key] = self._trace(args, kwargs)
-        return self._concrete[key]
+        return self._traced(key, args, kwargs)
 
     def experimental_get_tracing_count(self):
         return len(self._concrete)
