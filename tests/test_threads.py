@@ -212,6 +212,24 @@ def test_layers_created_concurrently_get_distinct_names():
     assert len(set(flat)) == len(flat) == 50 * THREADS
 
 
+def test_learning_phase_scope_holds_for_its_own_thread_only():
+    inside = barrier()
+
+    def work(i):
+        if i == 0:
+            with tf.keras.backend.learning_phase_scope(1):
+                inside.wait()
+                phase = tf.keras.backend.learning_phase()
+                inside.wait()
+                return phase
+        inside.wait()
+        phase = tf.keras.backend.learning_phase()
+        inside.wait()
+        return phase
+
+    assert run_in_threads(work) == [1] + [0] * (THREADS - 1)
+
+
 # ---------------------------------------------------------------- (c) tf.function
 
 

@@ -24,9 +24,21 @@ _state = context.state
 _config = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
 _uid_maps = collections.defaultdict(lambda: collections.defaultdict(int))
 _uid_lock = threading.Lock()     # threads creating layers at once get distinct names
-_learning_phase_value = []       # [] unset; [0] / [1] set by set_learning_phase
 _graph_learning_phases = {}      # TF1 graph -> its learning-phase placeholder
 _sessions = {}                   # TF1 graph -> the Keras session
+
+
+class _LearningPhase(threading.local):
+    """The learning phase fixed by `set_learning_phase` / `learning_phase_scope`: per
+    thread, as Keras 2 keys the eager one by a thread-local object (so `fit` in one thread
+    leaves another thread's inference alone). Where we differ: Keras keeps a value set while
+    building a TF1 graph per graph, seen by all threads."""
+
+    def __init__(self):
+        self.value = []      # [] unset; [0] / [1] set
+
+
+_learning_phase = _LearningPhase()
 
 
 # ---------------------------------------------------------------- configuration
@@ -147,7 +159,7 @@ def clear_session():
     _uid_maps.clear()
     _graph_learning_phases.clear()
     del input_layer._keras_graph[:]
-    del _learning_phase_value[:]
+    del _learning_phase.value[:]
     if not _state.eager and not _state.graph_stack:
         from tfcompat.framework.graph import reset_default_graph
         sessions = list(_sessions.values())
@@ -163,8 +175,8 @@ def clear_session():
 @tf_export("keras.backend.learning_phase")
 def learning_phase():
     """0/1 when set; eager: 0; TF1 graph: the graph's `keras_learning_phase` placeholder."""
-    if _learning_phase_value:
-        return _learning_phase_value[-1]
+    if _learning_phase.value:
+        return _learning_phase.value[-1]
     if not _state.building_graph:
         return 0
     from tfcompat.framework.graph import get_default_graph, placeholder_with_default
@@ -180,7 +192,7 @@ def learning_phase():
 
 
 def global_learning_phase_is_set():
-    return bool(_learning_phase_value)
+    return bool(_learning_phase.value)
 
 
 @tf_export("keras.backend.set_learning_phase")
@@ -188,7 +200,7 @@ def set_learning_phase(value):
     """Fix the learning phase to 0 (test) or 1 (train) for layers called without `training`."""
     if value not in (0, 1, True, False):
         raise ValueError("Expected learning phase to be 0 or 1.")
-    _learning_phase_value[:] = [int(value)]
+    _learning_phase.value[:] = [int(value)]
 
 
 @tf_export("keras.backend.learning_phase_scope")
@@ -197,12 +209,13 @@ def learning_phase_scope(value):
     """Set the learning phase to `value` (0 or 1) inside the block."""
     if value not in (0, 1, True, False):
         raise ValueError("Expected learning phase to be 0 or 1.")
-    saved = list(_learning_phase_value)
-    _learning_phase_value[:] = [int(value)]
+    phase = _learning_phase.value
+    saved = list(phase)
+    phase[:] = [int(value)]
     try:
         yield
     finally:
-        _learning_phase_value[:] = saved
+        phase[:] = saved
 
 
 # ---------------------------------------------------------------- sessions and values
