@@ -120,6 +120,36 @@ def test_converter_leaves_return_inside_if_alone():
     assert converted(1) == 1 and converted(-1) == 2
 
 
+def test_tensor_if_with_returns_in_both_branches_becomes_cond():
+    # tensorflow/docs guide/intro_to_graphs.ipynb: TF's AutoGraph makes this one tf.cond.
+    def simple_relu(x):
+        if tf.greater(x, 0):
+            return x
+        else:
+            return 0
+
+    tf_simple_relu = tf.function(simple_relu)
+    assert int(tf_simple_relu(tf.constant(1))) == 1
+    assert int(tf_simple_relu(tf.constant(-1))) == 0
+    assert tf_simple_relu.experimental_get_tracing_count() == 1
+
+
+def test_early_returns_through_elif_and_a_final_return_become_one_cond():
+    @tf.function
+    def signed_double(x):
+        doubled = x * 2
+        if x > 0:
+            shifted = doubled + 1
+            return shifted
+        elif x < 0:
+            return -doubled
+        return tf.zeros_like(x)
+
+    values = [float(signed_double(tf.constant(v))) for v in (3.0, -3.0, 0.0)]
+    assert values == [7.0, 6.0, 0.0]
+    assert signed_double.experimental_get_tracing_count() == 1
+
+
 def test_symbolic_bool_error_names_the_fix():
     @tf.function(autograph=False)
     def f(x):

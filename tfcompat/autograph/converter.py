@@ -5,9 +5,12 @@ The function's source is parsed and each `if`/`while` statement is rewritten int
 `operators.if_stmt` / `operators.while_stmt`, which decide at run time: a Python condition
 runs the statement as Python would; a symbolic tensor condition builds graph control flow.
 Like TF's AutoGraph, the variables a statement assigns become the branch/loop outputs.
-Statements containing `return`, `break`, `continue`, `yield` or `global`/`nonlocal` are left
-as they are (TF converts those too; a tensor condition there raises TF's "Python bool"
-error). Functions whose source is unavailable (lambdas in a REPL, builtins) run unconverted.
+An `if` whose branches both end in `return value` becomes `return` of a tf.cond of the two
+branches (`if c: return a` followed by code ending in `return b` is read as its `else`).
+Other statements containing `return`, `break`, `continue`, `yield` or `global`/`nonlocal`
+are left as they are (TF converts those too; a tensor condition there raises TF's "Python
+bool" error). Functions whose source is unavailable (lambdas in a REPL, builtins) run
+unconverted.
 """
 import ast
 import functools
@@ -71,6 +74,40 @@ def _has_jump(statements, loop_level):
     return False
 
 
+def _ends_in_return(statements):
+    return bool(statements) and isinstance(statements[-1], ast.Return) and \
+        statements[-1].value is not None
+
+
+def _open_tail(node):
+    """The last `if` of an if/elif chain whose every branch returns, when it has no `else`."""
+    while _ends_in_return(node.body):
+        if not node.orelse:
+            return node
+        if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
+            return None
+        node = node.orelse[0]
+    return None
+
+
+def _fold_early_returns(statements):
+    """`if c: ...; return a` (elifs likewise) followed by `...; return b` becomes
+    `if c: ... else: ...` (the same meaning), so that every branch ends in a return."""
+    folded = []
+    for index, statement in enumerate(statements):
+        folded.append(statement)
+        if not isinstance(statement, ast.If):
+            continue
+        statement.body = _fold_early_returns(statement.body)
+        statement.orelse = _fold_early_returns(statement.orelse)
+        rest = statements[index + 1:]
+        tail = _open_tail(statement)
+        if tail is not None and _ends_in_return(rest):
+            tail.orelse = _fold_early_returns(rest)
+            break
+    return folded
+
+
 def _walk_same_function(node):
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
         return
@@ -130,11 +167,15 @@ class _Transformer(ast.NodeTransformer):
         return ast.Assign(targets=[self._tuple(names, ast.Store)], value=call)
 
     def visit_FunctionDef(self, node):
+        node.body = _fold_early_returns(node.body)
         self.generic_visit(node)
         return node
 
     def visit_If(self, node):
         self.generic_visit(node)
+        if _ends_in_return(node.body) and _ends_in_return(node.orelse) and \
+                not _has_jump(node.body[:-1] + node.orelse[:-1], loop_level=False):
+            return self._returning_if(node)
         if _has_jump(node.body + node.orelse, loop_level=False):
             return node
         names = _assigned(node.body + node.orelse)
@@ -147,6 +188,19 @@ class _Transformer(ast.NodeTransformer):
                                             ast.Name(id=false_name, ctx=ast.Load()),
                                             self._current_values(names)], names),
         ]
+
+    def _returning_if(self, node):
+        """`if test: ...; return a else: ...; return b` -> `return if_return(test, ...)`."""
+        names = _assigned(node.body[:-1] + node.orelse[:-1])
+        true_name, false_name = self._name("if_true"), self._name("if_false")
+        call = ast.Call(func=ast.Attribute(value=ast.Name(id=_PREFIX, ctx=ast.Load()),
+                                           attr="if_return", ctx=ast.Load()),
+                        args=[node.test, ast.Name(id=true_name, ctx=ast.Load()),
+                              ast.Name(id=false_name, ctx=ast.Load()),
+                              self._current_values(names)], keywords=[])
+        return [self._function(true_name, names, node.body, None),
+                self._function(false_name, names, node.orelse, None),
+                ast.Return(value=call)]
 
     def visit_While(self, node):
         self.generic_visit(node)

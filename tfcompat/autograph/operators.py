@@ -45,6 +45,15 @@ def if_stmt(test, true_fn, false_fn, values):
     return true_fn(*values) if test else false_fn(*values)
 
 
+def if_return(test, true_fn, false_fn, values):
+    """`if test: return a else: return b` -- the value of tf.cond when `test` is a symbolic
+    tensor (both branches must give matching structures), else of the branch taken."""
+    if isinstance(test, SymbolicTensor):
+        from tfcompat.ops.control_flow_ops import cond
+        return cond(test, lambda: true_fn(*values), lambda: false_fn(*values))
+    return true_fn(*values) if test else false_fn(*values)
+
+
 def while_stmt(test, body, values):
     """`while test:` -- tf.while_loop once `test` is a symbolic tensor, else a Python loop."""
     while True:
