@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from tfcompat import check, cli
+from tfcompat import _scan, check
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ACCEPTANCE = os.path.join(os.path.dirname(REPO), "shared", "acceptance", "scripts")
@@ -122,5 +122,5 @@ def test_scripts_that_run_are_reported_supported(entry):
                    for group, entries in result["symbols"].items()
                    if group != "supported" and entries}
     assert unsupported == {}
-    choice = cli.detect(cli.script_sources(entry))
+    choice = _scan.detect(_scan.script_sources(entry))
     assert (result["mode"], result["api"]) == (choice.mode, "TF" + choice.flavor[1])

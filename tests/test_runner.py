@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 import tfcompat
-from tfcompat import _api, _import_hook, cli
+from tfcompat import _api, _import_hook, _scan, cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ACCEPTANCE_SCRIPTS = os.path.join(os.path.dirname(REPO), "shared", "acceptance", "scripts")
@@ -321,7 +321,7 @@ def test_version_and_usage(tmp_path):
     ("x = (", "eager", "v2", "TF2-style script"),
 ])
 def test_detect(source, mode, flavor, reason):
-    choice = cli.detect(source)
+    choice = _scan.detect(source)
     assert (choice.mode, choice.flavor) == (mode, flavor)
     assert reason in choice.reason
 
@@ -342,7 +342,7 @@ def test_detect(source, mode, flavor, reason):
     ("import tensorflow.compat.v2 as tf\n", "v2", "TF2-only usage: tensorflow.compat.v2"),
 ])
 def test_detect_flavor(source, flavor, why):
-    choice = cli.detect(source)
+    choice = _scan.detect(source)
     assert choice.flavor == flavor
     assert why in choice.flavor_reason
 
@@ -397,7 +397,7 @@ def test_detect_follows_local_imports(tmp_path):
     (tmp_path / "unused.py").write_text("import tensorflow as tf\ntf.enable_eager_execution()\n")
     main = tmp_path / "main.py"
     main.write_text("import tensorflow as tf\nfrom model import x\n")
-    choice = cli.detect(cli.script_sources(str(main)))
+    choice = _scan.detect(_scan.script_sources(str(main)))
     assert choice.mode == "graph"
     assert choice.reason == "the script builds TF1 graphs (tf.placeholder) (in model.py)"
     assert (choice.flavor, choice.flavor_reason) == ("v1", "TF1-only usage: tf.placeholder (in model.py)")
@@ -428,7 +428,7 @@ def _acceptance_defaults():
 @pytest.mark.skipif(not os.path.isdir(ACCEPTANCE_SCRIPTS), reason="no ../shared/acceptance")
 @pytest.mark.parametrize("name, entry", _acceptance_defaults())
 def test_detect_acceptance_defaults(name, entry):
-    choice = cli.detect(cli.script_sources(entry))
+    choice = _scan.detect(_scan.script_sources(entry))
     assert choice.mode == ("graph" if name in GRAPH_BY_DEFAULT else "eager")
     assert choice.flavor == ("v2" if name[:3] in TF2_STYLE else "v1")
 
@@ -466,7 +466,7 @@ def test_runner_keeps_freed_tensor_memory_in_the_process(tmp_path, monkeypatch):
 
 
 def test_script_folder_cannot_shadow_tfcompat_dependencies(tmp_path):
-    for name in ("tensorboard", "safetensors", "h5py"):
+    for name in ("tensorboard", "safetensors", "PIL"):
         (tmp_path / (name + ".py")).write_text("raise ImportError('the local %s.py')\n" % name)
     out = check(run_script(tmp_path, """
         import os
@@ -537,3 +537,14 @@ def test_runs_a_module_like_python_m(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "tfcompat", "-m", "pkg.missing"],
                           cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "No module named pkg.missing" in proc.stderr
+
+
+def test_mode_line_comes_before_torch_is_imported(tmp_path):
+    proc = run_script(tmp_path, "import tensorflow as tf\nprint(tf.executing_eagerly())\n",
+                      runner=("-X", "importtime", "-m", "tfcompat"))
+    lines = check(proc) and proc.stderr.splitlines()
+    announced = next(i for i, line in enumerate(lines) if line.startswith("tfcompat: running"))
+    first_torch = next(i for i, line in enumerate(lines)
+                       if line.startswith("import time:") and line.split("|")[-1].strip() == "torch")
+    assert announced < first_torch
+    assert sum(line.startswith("tfcompat: running") for line in lines) == 1

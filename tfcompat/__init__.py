@@ -7,7 +7,9 @@ define them and builds the namespaces.
 """
 import importlib as _importlib
 
-from tfcompat import _dependencies
+from tfcompat import _dependencies, _scan
+
+_scan.announce_before_imports()  # under the runner: the mode line before torch's imports
 
 __version__ = "0.1.0"   # tfcompat's own; TF's is tf.version.VERSION (tfcompat.framework.versions)
 COMPILER_VERSION = "torch"

@@ -13,9 +13,10 @@ import importlib
 import os
 import sys
 
-# Imported by tfcompat on first use; cheap to import (h5py ~40 ms). torchvision (seconds) is
-# left lazy: a script folder has no torchvision.py.
-LAZY = ("safetensors", "h5py", "PIL")
+# Imported by tfcompat on first use and cheap to import. Left lazy: torchvision (seconds), and
+# h5py, whose import undoes the runner's malloc tuning (tfcompat.cli.tune_allocator: ~300
+# page faults per step come back); neither is a common name for a script's own file.
+LAZY = ("safetensors", "PIL")
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ import os
 import sys
 import types
 
-from tfcompat import _api, _import_hook, cli
+from tfcompat import _api, _import_hook, _scan
 
 USAGE = "usage: tfcompat check [--json] SCRIPT...\n"
 
@@ -98,8 +98,8 @@ def _classify(path, version):
 
 def report(script):
     """The check of one script as a dict (what `--json` prints for it)."""
-    sources = cli.script_sources(script)
-    choice = cli.detect(sources)
+    sources = _scan.script_sources(script)
+    choice = _scan.detect(sources)
     previous = _api.api_version()
     _api.set_flavor(choice.flavor)
     _import_hook.install()
@@ -108,7 +108,7 @@ def report(script):
     try:
         for file, source in sources.items():
             try:
-                scan = cli._scan_source(source)
+                scan = _scan._scan_source(source)
             except (SyntaxError, ValueError):
                 continue
             where = os.path.relpath(file, folder)
