@@ -146,3 +146,37 @@ def test_node_def_protos():
     graph_def = tf.compat.v1.GraphDef()
     graph_def.node.add().CopyFrom(node)
     assert graph_def.node[0].attr["T"].type == 1
+
+
+# ---------------------------------------------------------------- replica_device_setter
+
+
+def test_replica_device_setter_round_robins_variables_over_ps_tasks():
+    graph = tf.Graph()
+    with graph.as_default():
+        setter = tf.compat.v1.train.replica_device_setter(
+            cluster={"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222"]})
+        with tf.device(setter):
+            v0 = tf.compat.v1.Variable(1.0, name="v0")
+            v1 = tf.compat.v1.Variable(2.0, name="v1")
+            v2 = tf.compat.v1.Variable(3.0, name="v2")
+            total = tf.add_n([v0, v1, v2], name="total")
+        with tf.device(tf.compat.v1.train.replica_device_setter(
+                ps_tasks=1, worker_device="/job:worker/task:3/gpu:0")):
+            w = tf.compat.v1.Variable(4.0, name="w")
+            doubled = tf.multiply(w, 2.0)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            assert sess.run(total) == 6.0 and sess.run(doubled) == 8.0
+    assert [v.device for v in (v0, v1, v2)] == ["/job:ps/task:0", "/job:ps/task:1",
+                                                "/job:ps/task:0"]
+    assert total.device == "/job:worker"
+    assert w.device == "/job:ps/task:0"
+    assert doubled.device == "/job:worker/task:3/device:GPU:0"
+
+
+def test_replica_device_setter_without_ps_is_none():
+    assert tf.compat.v1.train.replica_device_setter() is None
+    assert tf.compat.v1.train.replica_device_setter(cluster={"worker": ["w0:1"]}) is None
+    with pytest.raises(TypeError, match="ps_strategy must be callable"):
+        tf.compat.v1.train.replica_device_setter(ps_tasks=1, ps_strategy=3)

@@ -10,3 +10,4 @@ from tfcompat.train import learning_rate_decay, moving_averages, schedules  # no
 from tfcompat.train import (session_run_hook, basic_session_run_hooks,  # noqa: F401
                             monitored_session)
 from tfcompat.train import coordinator, input, queue_runner  # noqa: F401,A004
+from tfcompat.train import device_setter  # noqa: F401
