@@ -342,3 +342,25 @@ def test_crash_while_saving_keeps_latest_restorable(tmp_path, monkeypatch):
     assert tf.train.latest_checkpoint(str(tmp_path)) == first
     ckpt.restore(first)
     assert float(x.numpy()) == 1.0
+
+
+def test_checkpoint_format_switch_replaces_the_other_formats_files(tmp_path, monkeypatch):
+    """TFCOMPAT_CHECKPOINT_FORMAT=tensorflow writes TF's tensor bundle; saving the same
+    prefix in the other format removes the first one's files, so readers see the newest."""
+    v = tf.Variable([1.0, 2.0])
+    saver_prefix = str(tmp_path / "model")
+    for write_format, value, files in (
+            ("tensorflow", 3.0, ["model.data-00000-of-00001", "model.index"]),
+            ("safetensors", 4.0, ["model.safetensors"]),
+            ("tensorflow", 5.0, ["model.data-00000-of-00001", "model.index"])):
+        monkeypatch.setenv("TFCOMPAT_CHECKPOINT_FORMAT", write_format)
+        v.assign([value, value])
+        tf.train.Checkpoint(v=v).write(saver_prefix)
+        assert sorted(os.listdir(str(tmp_path))) == files
+        v.assign([0.0, 0.0])
+        tf.train.Checkpoint(v=v).read(saver_prefix).assert_consumed()
+        assert v.numpy().tolist() == [value, value]
+    monkeypatch.setenv("TFCOMPAT_CHECKPOINT_FORMAT", "pickle")
+    with pytest.raises(ValueError, match="TFCOMPAT_CHECKPOINT_FORMAT must be"):
+        tf.train.Checkpoint(v=v).write(saver_prefix)
+    assert sorted(os.listdir(str(tmp_path))) == ["model.data-00000-of-00001", "model.index"]

@@ -78,16 +78,27 @@ def test_real_tf_optimizer_checkpoint_restores_completely(kind):
                                        slots[key], rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("write_format", ["safetensors", "tensorflow"])
 @pytest.mark.parametrize("kind", sorted(OPTIMIZERS))
-def test_our_checkpoint_has_real_tf_keys(tmp_path, kind):
-    """The object-graph keys we write are TF's. (Real TF 2.21's legacy Adam restored such a
-    checkpoint, written in TF's bundle format, with assert_consumed() after one step: checked
-    by hand, as tests never need TensorFlow.)"""
+def test_our_checkpoint_has_real_tf_keys(tmp_path, monkeypatch, kind, write_format):
+    """The object-graph keys we write are TF's, in our format or TF's
+    (TFCOMPAT_CHECKPOINT_FORMAT=tensorflow). Real TF 2.21's legacy Adam and SGD restored the
+    TF-format one with assert_consumed() after a step: checked by hand, as tests never need
+    TensorFlow."""
+    monkeypatch.setenv("TFCOMPAT_CHECKPOINT_FORMAT", write_format)
     model, optimizer, _ = _restore(kind)
     _zero_step(model, optimizer)
     ours = tf.train.Checkpoint(model=model, optimizer=optimizer).save(str(tmp_path / "ckpt"))
+    written = sorted(os.listdir(str(tmp_path)))
+    assert written == (["checkpoint", "ckpt-1.safetensors"] if write_format == "safetensors"
+                       else ["checkpoint", "ckpt-1.data-00000-of-00001", "ckpt-1.index"])
     theirs = tf.train.latest_checkpoint(os.path.join(FIXTURES, kind))
     assert dict(tf.train.list_variables(ours)) == dict(tf.train.list_variables(theirs))
+    again, again_optimizer = _model(), OPTIMIZERS[kind]()
+    status = tf.train.Checkpoint(model=again, optimizer=again_optimizer).restore(ours)
+    _zero_step(again, again_optimizer)
+    status.assert_consumed()
+    assert int(again_optimizer.iterations.numpy()) == 5
 
 
 def test_decay_schedule_uses_the_constructor_decay():

@@ -235,8 +235,41 @@ def _decode_strings(blob, shape, key, filename):
 # ---------------------------------------------------------------- writing
 
 
+FORMAT_ENV = "TFCOMPAT_CHECKPOINT_FORMAT"
+
+
+def write_format():
+    """"safetensors" (ours, the default) or "tensorflow" (TF's tensor bundle: `prefix.index` +
+    `prefix.data-00000-of-00001`, which real TensorFlow restores), as TFCOMPAT_CHECKPOINT_FORMAT
+    says."""
+    value = os.environ.get(FORMAT_ENV, "").strip().lower() or "safetensors"
+    if value not in ("safetensors", "tensorflow"):
+        raise ValueError("%s must be 'safetensors' or 'tensorflow', not %r"
+                         % (FORMAT_ENV, os.environ[FORMAT_ENV]))
+    return value
+
+
 def write(prefix, tensors, object_graph=None):
-    """Write {key: torch tensor / numpy array / string array} as `prefix.safetensors`."""
+    """Write {key: torch tensor / numpy array / string array} as a checkpoint at `prefix` in
+    `write_format()`; files of the other format left at `prefix` by an earlier save are then
+    removed, so a reader finds the new one. Returns the path of the main file written."""
+    if write_format() == "tensorflow":
+        if object_graph is not None:
+            tensors = dict(tensors)
+            tensors[OBJECT_GRAPH_KEY] = np.array(object_graph.SerializeToString(), dtype=object)
+        tensor_bundle.write_bundle(prefix, tensors)
+        stale = [prefix + SUFFIX]
+        path = tensor_bundle.index_filename(prefix)
+    else:
+        path = _write_safetensors_checkpoint(prefix, tensors, object_graph)
+        stale = [f for f in files_of(prefix) if f.endswith(".index") or ".data-" in f]
+    for name in stale:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(name)
+    return path
+
+
+def _write_safetensors_checkpoint(prefix, tensors, object_graph):
     stored, special, shapes, checksums = {}, {}, {}, {}
     checksum = _CHECKSUMS[_WRITE_CHECKSUM]
     for key, value in tensors.items():
