@@ -277,3 +277,84 @@ def test_import_path_under_the_runner(tmp_path):
             print(sess.run(outputs, {x: [[[1.0, 2.0, 3.0]] * 2] * 7}).shape)
     """))
     assert "(7, 2, 4)" in out
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def build_cudnn(cls, direction, x):
+    inputs = tf.compat.v1.placeholder(tf.float32, x.shape)
+    layer = cls(2, 3, direction=direction,
+                bias_initializer=tf.compat.v1.random_uniform_initializer(-1, 1))
+    return inputs, layer, layer(inputs)[0]
+
+
+def build_compatible(cell, direction, x):
+    """The compatible-cell network under the names TF's canonical saveables use."""
+    inputs = tf.compat.v1.placeholder(tf.float32, x.shape)
+    scope = "cudnn_lstm" if cell is cudnn_rnn.CudnnCompatibleLSTMCell else "cudnn_gru"
+    with tf.compat.v1.variable_scope(scope):
+        if direction == "unidirectional":
+            multi = tf.compat.v1.nn.rnn_cell.MultiRNNCell([cell(3) for _ in range(2)])
+            outputs, _ = tf.compat.v1.nn.dynamic_rnn(multi, inputs, dtype=tf.float32,
+                                                     time_major=True)
+        else:
+            outputs, _, _ = tf.contrib.rnn.stack_bidirectional_dynamic_rnn(
+                [cell(3) for _ in range(2)], [cell(3) for _ in range(2)], inputs,
+                dtype=tf.float32, time_major=True)
+    return inputs, outputs
+
+
+COMPATIBLE = [(cudnn_rnn.CudnnLSTM, cudnn_rnn.CudnnCompatibleLSTMCell, "unidirectional"),
+              (cudnn_rnn.CudnnGRU, cudnn_rnn.CudnnCompatibleGRUCell, "bidirectional")]
+
+
+@pytest.mark.parametrize("cls,cell,direction", COMPATIBLE)
+def test_compatible_cells_restore_cudnn_checkpoints(tmp_path, cls, cell, direction):
+    x = RNG.randn(5, 2, 4).astype(np.float32)
+    with tf.Graph().as_default():
+        inputs, layer, outputs = build_cudnn(cls, direction, x)
+        keys = [s.checkpoint_key for s in layer.saveable]
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            expected = sess.run(outputs, {inputs: x})
+            prefix = tf.compat.v1.train.Saver().save(sess, str(tmp_path / "cudnn"))
+    saved = dict(tf.train.list_variables(prefix))
+    assert set(keys) <= set(saved)
+    if cls is cudnn_rnn.CudnnLSTM:
+        assert keys[:2] == ["cudnn_lstm/rnn/multi_rnn_cell/cell_0/cudnn_compatible_lstm_cell/"
+                            "kernel", "cudnn_lstm/rnn/multi_rnn_cell/cell_0/"
+                            "cudnn_compatible_lstm_cell/bias"]
+        assert saved[keys[0]] == [4 + 3, 12] and saved[keys[1]] == [12]
+    else:
+        assert keys[0] == ("cudnn_gru/stack_bidirectional_rnn/cell_0/bidirectional_rnn/fw/"
+                           "cudnn_compatible_gru_cell/gates/kernel")
+        assert len(keys) == 2 * 2 * 6
+    with tf.Graph().as_default():
+        inputs, outputs = build_compatible(cell, direction, x)
+        with tf.compat.v1.Session() as sess:
+            tf.compat.v1.train.Saver().restore(sess, prefix)
+            np.testing.assert_allclose(sess.run(outputs, {inputs: x}), expected, rtol=1e-4,
+                                       atol=1e-5)
+
+
+def test_cudnn_restores_from_canonical_tensors_not_the_opaque_buffer(tmp_path):
+    """A TensorFlow CudnnLSTM checkpoint's opaque buffer is cuDNN's own layout: the layer is
+    rebuilt from the canonical tensors saved beside it."""
+    x = RNG.randn(5, 2, 4).astype(np.float32)
+    with tf.Graph().as_default():
+        inputs, outputs = build_compatible(cudnn_rnn.CudnnCompatibleLSTMCell, "unidirectional", x)
+        foreign = tf.compat.v1.Variable(np.full([11], 7.0, np.float32), name="opaque")
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            expected = sess.run(outputs, {inputs: x})
+            variables = {v.op.name: v for v in tf.compat.v1.trainable_variables()}
+            variables["cudnn_lstm/opaque_kernel"] = foreign
+            prefix = tf.compat.v1.train.Saver(variables).save(sess, str(tmp_path / "tf"))
+    with tf.Graph().as_default():
+        inputs, layer, outputs = build_cudnn(cudnn_rnn.CudnnLSTM, "unidirectional", x)
+        with tf.compat.v1.Session() as sess:
+            tf.compat.v1.train.Saver().restore(sess, prefix)
+            np.testing.assert_allclose(sess.run(outputs, {inputs: x}), expected, rtol=1e-4,
+                                       atol=1e-5)
+            assert sess.run(layer.kernel).size == layer._opaque_size()

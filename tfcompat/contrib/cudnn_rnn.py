@@ -15,9 +15,15 @@ in theirs. For each layer, for each direction (forward first): the gates' input 
 [num_units, layer input size] then their recurrent weights [num_units, num_units] (gate
 order as above); then, for each layer and direction, the gates' input biases then recurrent
 biases [num_units]. Layer inputs after the first are num_units (x2 when bidirectional).
-Where we differ: `input_mode` 'skip_input' raises NotImplementedError; checkpoints hold the
-opaque buffer only (TF also saves canonical copies that the compatible cells can restore);
-with `time_major=False` the zero initial states follow the documented
+Checkpoints: as TF, `tf.train.Saver` saves the opaque buffer and, through the layer's
+saveables (the SAVEABLE_OBJECTS collection of a graph), each layer's weights as the
+CudnnCompatible cells name and lay them out (`cudnn_lstm/rnn/multi_rnn_cell/cell_0/
+cudnn_compatible_lstm_cell/kernel`; `.../stack_bidirectional_rnn/cell_0/bidirectional_rnn/
+fw/...` when bidirectional; an input and a recurrent bias saved as their sum, restored as two
+halves). Restoring rebuilds the opaque buffer from those canonical tensors, after the
+variables, so TensorFlow's own CudnnLSTM checkpoints (whose opaque buffer is cuDNN's) load too.
+Where we differ: `input_mode` 'skip_input' raises NotImplementedError; with
+`time_major=False` the zero initial states follow the documented
 [batch, num_layers * num_dirs, num_units] layout.
 """
 import collections
@@ -31,7 +37,8 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.layers import base as layers_base
 from tfcompat.ops import array_ops, init_ops, math_ops, nn_ops
 from tfcompat.ops.rnn_cell_impl import BasicLSTMCell, GRUCell
-from tfcompat.variable_scope import get_variable, variable_scope
+from tfcompat.train import tracking
+from tfcompat.variable_scope import get_variable, get_variable_scope, variable_scope
 
 CUDNN_RNN_UNIDIRECTION = "unidirectional"
 CUDNN_RNN_BIDIRECTION = "bidirectional"
@@ -151,6 +158,95 @@ def _cudnn_rnn(spec, x, params, states, sequence_lengths):
     return graph.record_custom(run, "CudnnRNN", tensors, fake_out)
 
 
+def _split_gates(spec, params, input_size):
+    """[(W gates, R gates, bW gates, bR gates)] per (layer, direction), views of `params`."""
+    views = _torch_params(spec, params, input_size)
+    gates = _GATES[spec.mode]
+    return [tuple(list(t.chunk(gates, 0)) for t in views[i:i + 4])
+            for i in range(0, len(views), 4)]
+
+
+def _lstm_order(gates):
+    """cuDNN's i, f, c, o <-> the compatible cell's i, c, f, o (the swap is its own inverse)."""
+    return [gates[0], gates[2], gates[1], gates[3]]
+
+
+def _to_cell_tensors(mode, W, R, bW, bR):
+    """One (layer, direction)'s cuDNN gates as the compatible cell's [(suffix, tensor)]."""
+    if mode == CUDNN_LSTM:
+        kernel = torch.cat([torch.cat([w, r], 1) for w, r in zip(_lstm_order(W),
+                                                                  _lstm_order(R))], 0)
+        return [("kernel", kernel.t()),
+                ("bias", torch.cat([b + c for b, c in zip(_lstm_order(bW), _lstm_order(bR))]))]
+    if mode == CUDNN_GRU:
+        gates = torch.cat([torch.cat([W[0], R[0]], 1), torch.cat([W[1], R[1]], 1)], 0)
+        return [("gates/kernel", gates.t()),
+                ("candidate/input_projection/kernel", W[2].t()),
+                ("candidate/hidden_projection/kernel", R[2].t()),
+                ("gates/bias", torch.cat([bW[0] + bR[0], bW[1] + bR[1]])),
+                ("candidate/input_projection/bias", bW[2]),
+                ("candidate/hidden_projection/bias", bR[2])]
+    return [("kernel", torch.cat([W[0], R[0]], 1).t()), ("bias", bW[0] + bR[0])]
+
+
+def _from_cell_tensor(mode, suffix, value, W, R, bW, bR):
+    """Write the compatible cell's tensor `suffix` into the cuDNN gate views (in place)."""
+    input_width = W[0].shape[1]
+    gates = list(range(2 if mode == CUDNN_GRU else len(W)))   # the GRU's r, u blocks
+    order = _lstm_order(gates) if mode == CUDNN_LSTM else gates
+    if suffix in ("kernel", "gates/kernel"):
+        for block, gate in zip(value.t().chunk(len(order), 0), order):
+            W[gate].copy_(block[:, :input_width])
+            R[gate].copy_(block[:, input_width:])
+    elif suffix in ("bias", "gates/bias"):
+        for block, gate in zip(value.chunk(len(order), 0), order):
+            bW[gate].copy_(block * 0.5)
+            bR[gate].copy_(block * 0.5)
+    else:
+        target = {"candidate/input_projection/kernel": W[2],
+                  "candidate/hidden_projection/kernel": R[2],
+                  "candidate/input_projection/bias": bW[2],
+                  "candidate/hidden_projection/bias": bR[2]}[suffix]
+        target.copy_(value.t() if value.dim() == 2 else value)
+
+
+class _CanonicalSaveable(object):
+    """One tensor of a cuDNN layer in the compatible cells' layout, as `tf.train.Saver`
+    saves it (`checkpoint_key`) and restores it into the opaque buffer."""
+
+    def __init__(self, layer, checkpoint_key, index, suffix):
+        self.name = self.checkpoint_key = checkpoint_key
+        self._layer, self._index, self._suffix = layer, index, suffix
+
+    def _saver_value(self, session):
+        layer = self._layer
+        opaque = tracking.read_variable(layer.kernel, session)
+        groups = _split_gates(layer._spec(), opaque.reshape(-1), layer.input_size)
+        tensors = dict(_to_cell_tensors(layer.rnn_mode, *groups[self._index]))
+        return tensors[self._suffix].contiguous()
+
+    def _saver_restore(self, value, session):
+        layer = self._layer
+        opaque = tracking.read_variable(layer.kernel, session).reshape(-1).clone()
+        if opaque.numel() != layer._opaque_size():   # e.g. cuDNN's own buffer from TensorFlow
+            opaque = value.new_zeros(layer._opaque_size())
+        groups = _split_gates(layer._spec(), opaque, layer.input_size)
+        _from_cell_tensor(layer.rnn_mode, self._suffix, value.to(opaque.dtype),
+                          *groups[self._index])
+        tracking.assign_variable(layer.kernel, opaque, self.checkpoint_key, "checkpoint",
+                                 session)
+
+
+_CELL_TENSORS = {
+    CUDNN_LSTM: ("kernel", "bias"), CUDNN_RNN_TANH: ("kernel", "bias"),
+    CUDNN_RNN_RELU: ("kernel", "bias"),
+    CUDNN_GRU: ("gates/kernel", "candidate/input_projection/kernel",
+                "candidate/hidden_projection/kernel", "gates/bias",
+                "candidate/input_projection/bias", "candidate/hidden_projection/bias")}
+_CELL_NAMES = {CUDNN_LSTM: "cudnn_compatible_lstm_cell", CUDNN_GRU: "cudnn_compatible_gru_cell",
+               CUDNN_RNN_TANH: "basic_rnn_cell", CUDNN_RNN_RELU: "basic_rnn_cell"}
+
+
 def _check_direction(direction):
     if direction not in (CUDNN_RNN_UNIDIRECTION, CUDNN_RNN_BIDIRECTION):
         raise ValueError("Invalid direction: %s, expecting %s or %s" % (
@@ -191,6 +287,7 @@ class _CudnnRNN(layers_base.Layer):
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
         self._input_size = None
+        self._saveable = None
 
     num_layers = property(lambda self: self._num_layers)
     num_units = property(lambda self: self._num_units)
@@ -234,6 +331,45 @@ class _CudnnRNN(layers_base.Layer):
         shape = [self._num_layers * self.num_dirs, batch_size, self._num_units]
         return (shape,) * _state_count(self._rnn_mode)
 
+    @property
+    def saveable(self):
+        """The layer's canonical saveables (one per compatible-cell tensor), once built."""
+        return self._saveable
+
+    def _spec(self, training=False, time_major=True, has_states=False, has_lengths=False):
+        return _Spec(self._rnn_mode, self._num_layers, self._num_units,
+                     self._direction == CUDNN_RNN_BIDIRECTION, float(self._dropout),
+                     training, time_major, has_states, has_lengths)
+
+    def _opaque_size(self):
+        return sum(int(torch.Size(s).numel()) for s in
+                   self.canonical_weight_shapes + [tuple(b) for b in self.canonical_bias_shapes])
+
+    def _create_saveable(self):
+        """The saveables naming each layer's weights as the compatible cells do, under the
+        variable scope the layer was built in; added to SAVEABLE_OBJECTS in graphs."""
+        scope = get_variable_scope().name
+        saveables = []
+        index = 0
+        for layer in range(self._num_layers):
+            for direction in range(self.num_dirs):
+                if self.num_dirs == 1:
+                    prefix = "rnn/multi_rnn_cell/cell_%d/%s" % (layer, _CELL_NAMES[self._rnn_mode])
+                else:
+                    prefix = "stack_bidirectional_rnn/cell_%d/bidirectional_rnn/%s/%s" % (
+                        layer, ("fw", "bw")[direction], _CELL_NAMES[self._rnn_mode])
+                if scope:
+                    prefix = scope + "/" + prefix
+                for suffix in _CELL_TENSORS[self._rnn_mode]:
+                    saveables.append(_CanonicalSaveable(self, prefix + "/" + suffix, index,
+                                                        suffix))
+                index += 1
+        self._saveable = tuple(saveables)
+        if context.state.building_graph:
+            from tfcompat.framework.graph import GraphKeys, get_default_graph
+            for saveable in saveables:
+                get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS, saveable)
+
     def _canonical_to_opaque(self, weights, biases):
         return array_ops.concat([array_ops.reshape(t, [-1]) for t in weights + biases], 0)
 
@@ -269,6 +405,8 @@ class _CudnnRNN(layers_base.Layer):
                                        validate_shape=False)
         if all(w is not self.kernel for w in self._trainable_weights):
             self._trainable_weights.append(self.kernel)
+        if get_variable_scope().reuse is not True:
+            self._create_saveable()
         self.built = True
 
     def call(self, inputs, initial_state=None, sequence_lengths=None, time_major=True,
@@ -285,10 +423,8 @@ class _CudnnRNN(layers_base.Layer):
         if initial_state is not None and len(states) != _state_count(self._rnn_mode):
             raise ValueError("%s expects %d initial states, got %d" % (
                 type(self).__name__, _state_count(self._rnn_mode), len(states)))
-        spec = _Spec(self._rnn_mode, self._num_layers, self._num_units,
-                     self._direction == CUDNN_RNN_BIDIRECTION, float(self._dropout),
-                     bool(training), bool(time_major), bool(states),
-                     sequence_lengths is not None)
+        spec = self._spec(bool(training), bool(time_major), bool(states),
+                          sequence_lengths is not None)
         results = _cudnn_rnn(spec, inputs, self.kernel, states, sequence_lengths)
         return results[0], tuple(results[1:])
 
