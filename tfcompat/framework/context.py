@@ -5,36 +5,28 @@ State is process-global like TensorFlow's eager context; the op decorator reads
 
 Mode: `TFCOMPAT_MODE=eager|graph` forces a mode for the whole process, after which
 `tf.enable_eager_execution()` / `tf.compat.v1.disable_eager_execution()` change nothing.
-Unset, the runner picks the mode the script was written for (see `tfcompat.cli`), and those
+Unset, the runner picks the mode the script was written for (see `tfcompat._scan`), and those
 calls switch it as in TensorFlow.
 """
 import contextlib
 import functools
-import os
 import re
-import sys
 import threading
 
 import torch
 
-from tfcompat import _api
+from tfcompat import _api, _scan
 from tfcompat._api import tf_export
 from tfcompat.framework.device_spec import DeviceSpecV2
-
-MODE_ENV = "TFCOMPAT_MODE"
-
 
 class _Process(object):
     """Process-wide settings: the mode (eager vs TF1 graph) and how it was chosen."""
 
     def __init__(self):
-        forced = os.environ.get(MODE_ENV, "").strip().lower() or None
-        if forced not in (None, "eager", "graph"):
-            raise ValueError("%s must be 'eager' or 'graph', not %r" % (MODE_ENV, forced))
+        forced = _scan.forced_mode()
         self.forced = forced
         self.eager = forced != "graph"
         self.default_device = None
-        self.announced = False
 
 
 _process = _Process()
@@ -64,7 +56,6 @@ class _State(threading.local):
         _process.eager = value
 
     forced = property(lambda self: _process.forced)
-    announced = property(lambda self: _process.announced)
     default_device = property(lambda self: _process.default_device)
 
 
@@ -95,17 +86,6 @@ def set_mode(mode, reason=None):
         _process.eager = mode == "eager"
         _refresh()
     return "eager" if state.eager else "graph"
-
-
-def announce(reason):
-    """Print the chosen mode and TF API version once to stderr with how to override them."""
-    if _process.announced:
-        return
-    _process.announced = True
-    mode = "eager" if state.eager else "graph"
-    sys.stderr.write("tfcompat: running in %s mode with the TF%s API (%s); set TFCOMPAT_MODE="
-                     "eager|graph or %s=1|2 to override.\n"
-                     % (mode, _api.api_version()[1], reason, _api.API_ENV))
 
 
 def push_graph(graph):
