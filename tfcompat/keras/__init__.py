@@ -6,3 +6,4 @@ from tfcompat.keras.engine import base_layer, input_layer, network  # noqa: E402
 from tfcompat.keras.engine import sequential, training  # noqa: E402,F401
 from tfcompat.keras import layers, models, utils  # noqa: E402,F401
 from tfcompat.keras import saving  # noqa: E402,F401
+from tfcompat.keras import mixed_precision  # noqa: E402,F401

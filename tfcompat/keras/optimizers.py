@@ -50,39 +50,48 @@ def _clip(grads, clipnorm, clipvalue, global_clipnorm):
 
 
 def _apply_gradients_op(update, params, grads, slots, hypers, iterations, clipping,
-                        host_scalars):
+                        host_scalars, apply_if=None):
     """Clip, apply `update` to every variable and count the step, in one no-grad pass.
 
     In a graph it is one node; it has no outputs, so it is not run on fake tensors.
-    `host_scalars`: see `_apply_gradients_impl`.
+    `host_scalars`, `apply_if`: see `_apply_gradients_impl`.
     """
     if not _state.building_graph:
         return _apply_gradients_impl(update, params, grads, slots, hypers, iterations,
-                                     clipping, host_scalars)
+                                     clipping, host_scalars, apply_if)
     from tfcompat.framework.graph import get_default_graph
     slot_names = list(slots)
     tensor_hypers = [k for k, v in hypers.items() if not isinstance(v, (int, float))]
     static_hypers = {k: v for k, v in hypers.items() if k not in tensor_hypers}
     n = len(params)
     inputs = list(params) + list(grads) + [s for k in slot_names for s in slots[k]] + \
-        [hypers[k] for k in tensor_hypers] + [iterations]
+        [hypers[k] for k in tensor_hypers] + [iterations] + \
+        ([] if apply_if is None else [apply_if])
 
     def run(*values):
         values = list(values)
+        condition = None if apply_if is None else values.pop()
         p, g, rest = values[:n], values[n:2 * n], values[2 * n:]
         slot_values = {k: rest[i * n:(i + 1) * n] for i, k in enumerate(slot_names)}
         rest = rest[len(slot_names) * n:]
         h = dict(static_hypers)
         h.update(zip(tensor_hypers, rest[:-1]))
-        _apply_gradients_impl(update, p, g, slot_values, h, rest[-1], clipping, host_scalars)
+        _apply_gradients_impl(update, p, g, slot_values, h, rest[-1], clipping, host_scalars,
+                              condition)
     return get_default_graph().record_custom(run, "KerasApplyGradients", inputs, None)
 
 
 def _apply_gradients_impl(update, params, grads, slots, hypers, iterations, clipping,
-                          host_scalars):
+                          host_scalars, apply_if=None):
     """`host_scalars`: when the variables are on the CPU (and torch.compile is not tracing),
     hyperparameters and the step are read as Python numbers when the update runs, so the
-    step's scalar arithmetic (beta ** t, bias corrections) costs no tensor ops."""
+    step's scalar arithmetic (beta ** t, bias corrections) costs no tensor ops.
+    `apply_if`: None, or a boolean tensor; when it is False only the step is counted (a
+    LossScaleOptimizer skipping a step with non-finite gradients)."""
+    if apply_if is not None and not bool(_torch_value(apply_if)):
+        with torch.no_grad():
+            _torch_value(iterations).add_(1)
+        return None
     params = [_torch_value(p) for p in params]
     grads = [_as_param(_torch_value(g), p) for g, p in zip(grads, params)]
     slots = {name: [_torch_value(s) for s in group] for name, group in slots.items()}
@@ -337,6 +346,12 @@ class OptimizerV2(object):
     def apply_gradients(self, grads_and_vars, name=None, experimental_aggregate_gradients=True):
         """Apply (gradient, variable) pairs; gradients that are None are skipped. No pairs at
         all is a no-op returning `iterations` (unchanged), as in Keras 2.11+ optimizers."""
+        return self._apply_gradients(grads_and_vars, name)
+
+    def _apply_gradients(self, grads_and_vars, name, should_apply=None):
+        """`apply_gradients`; `should_apply(grads)`, if given, makes a boolean tensor from the
+        gradients that are not None, and the variables are updated only when it is True
+        (the step is counted either way)."""
         pairs = list(grads_and_vars)
         if not pairs:
             return self._iterations
@@ -354,7 +369,8 @@ class OptimizerV2(object):
                  for name in self._slot_names()}
         result = _apply_gradients_op(self._update, var_list, grads, slots, self._extra_state(
             self._hyper_inputs()), self._iterations,
-            (self.clipnorm, self.clipvalue, self.global_clipnorm), self._host_scalars)
+            (self.clipnorm, self.clipvalue, self.global_clipnorm), self._host_scalars,
+            None if should_apply is None else should_apply(grads))
         return result if _state.building_graph else self._iterations
 
     def _extra_state(self, hypers):
@@ -627,9 +643,13 @@ def serialize(optimizer):
 
 @tf_export("keras.optimizers.deserialize", v2=["optimizers.deserialize"])
 def deserialize(config, custom_objects=None):
-    """An optimizer from {'class_name', 'config'} (class names are case-insensitive)."""
+    """An optimizer from {'class_name', 'config'} (class names are case-insensitive); a
+    LossScaleOptimizer's inner optimizer may be one of `custom_objects`."""
     from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
     name, config = class_and_config(config, "optimizer")
+    if name.lower() == "lossscaleoptimizer":
+        from tfcompat.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
+        return LossScaleOptimizer.from_config(config, custom_objects=custom_objects)
     cls = get_registered_object(name, custom_objects) or _CLASSES.get(name.lower())
     if cls is None:
         raise ValueError("Unknown optimizer: %s" % name)

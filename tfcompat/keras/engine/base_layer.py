@@ -8,11 +8,14 @@
   tracked: their weights, losses and updates belong to the layer. A layer is a `tf.Module`:
   the variables of plain `tf.Module`s it holds are among its weights, and `submodules` (or a
   `tf.Module` holding the layer) walks the same attributes Keras tracks.
-- dtypes (Keras 2): a layer's dtype is its `dtype` argument, else `floatx()` when it is
-  made; its call casts floating inputs (numpy arrays and tensors in the first argument) to it,
-  integer ones stay as they are (`Dense` casts those in its call). TF1 (Keras in TF 1.15):
-  without a `dtype` argument a layer takes its first input's floating dtype when built, and
-  only numpy inputs are cast.
+- dtypes (Keras 2): a layer's dtype policy (keras/mixed_precision/policy.py) is its `dtype`
+  argument (a dtype, a policy name or a Policy), else the global policy (`floatx()` unless
+  `set_global_policy` set one) when it is made; `dtype` / `variable_dtype` is the variables'
+  dtype, `compute_dtype` the one its call casts floating inputs to (numpy arrays and tensors
+  in the first argument; integer ones stay as they are, `Dense` casts those in its call).
+  Under a mixed policy its floating weights are AutoCastVariables, read in the compute dtype
+  inside its call. TF1 (Keras in TF 1.15): without a `dtype` argument a layer takes its
+  first input's floating dtype when built, and only numpy inputs are cast.
 - `training`: an explicit value wins, then the value of the enclosing layer call, then a
   learning phase fixed with `set_learning_phase`; else the `call` signature's default.
 - Called on Keras symbolic tensors (`tf.keras.Input`) the call is recorded as a `Node`, from
@@ -31,6 +34,7 @@ from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import backend
+from tfcompat.keras.mixed_precision import policy
 from tfcompat.module.module import Module, ModuleNameScope
 from tfcompat.variables import Variable, VariableAggregation, VariableSynchronization
 
@@ -309,10 +313,7 @@ class Layer(Module):
         self._in_call_loss_ids = set()   # ids of symbolic losses added inside layer calls
         self._inbound_nodes = []
         self._outbound_nodes = []
-        if dtype is not None:
-            self._dtype = dtypes.as_dtype(dtype).name
-        else:
-            self._dtype = backend.floatx() if _api.flavor() == "v2" else None
+        self._set_dtype_policy(policy.policy_of(dtype))
         self._autocast = kwargs.get("autocast", True)
         self.supports_masking = getattr(self, "supports_masking", False)
         self.input_spec = getattr(self, "input_spec", None)
@@ -332,6 +333,15 @@ class Layer(Module):
                                             p.KEYWORD_ONLY)]
         self._expects_training_arg = "training" in self._call_fn_args
         self._expects_mask_arg = "mask" in self._call_fn_args
+
+    def _set_dtype_policy(self, dtype_policy):
+        """Use `dtype_policy`: `_dtype` is its variable dtype name (None: `_infer`, TF1),
+        `_compute_dtype` its compute dtype name, `_autocast_torch_dtype` the torch dtype
+        AutoCastVariables are read as inside this layer's call (None if not floating)."""
+        self._dtype_policy = dtype_policy
+        self._dtype = dtype_policy.variable_dtype
+        self._compute_dtype = dtype_policy.compute_dtype
+        self._autocast_torch_dtype = _FLOATING_TORCH_DTYPES.get(self._compute_dtype)
 
     def _init_set_name(self, name, zero_based=True):
         if not name:
@@ -355,7 +365,21 @@ class Layer(Module):
 
     @property
     def dtype(self):
+        """The dtype of the layer's variables (Keras 2: the policy's `variable_dtype`)."""
         return self._dtype or backend.floatx()
+
+    @property
+    def variable_dtype(self):
+        return self.dtype
+
+    @property
+    def compute_dtype(self):
+        """The dtype the layer computes in; floating inputs are cast to it."""
+        return self._compute_dtype or backend.floatx()
+
+    @property
+    def dtype_policy(self):
+        return self._dtype_policy
 
     @property
     def dynamic(self):
@@ -559,9 +583,11 @@ class Layer(Module):
             trainable = False
         elif trainable is None:
             trainable = True
+        autocast = kwargs.get("experimental_autocast", True) and dtype.is_floating and \
+            self._compute_dtype != self._dtype
         variable = self._make_variable(name, shape, dtype, initializer, trainable,
                                        constraints.get(constraint), synchronization,
-                                       aggregation, kwargs.get("collections"))
+                                       aggregation, kwargs.get("collections"), autocast)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._handle_weight_regularization(name, variable, regularizer)
@@ -576,7 +602,13 @@ class Layer(Module):
         return variable
 
     def _make_variable(self, name, shape, dtype, initializer, trainable, constraint,
-                       synchronization, aggregation, collections):
+                       synchronization, aggregation, collections, autocast=False):
+        """A Variable, or an AutoCastVariable when `autocast` (a mixed policy's weight)."""
+        if autocast:
+            from tfcompat.keras.mixed_precision.autocast_variable import AutoCastVariable
+            variable_class = AutoCastVariable
+        else:
+            variable_class = Variable
         scope = ops.current_scope()
         shape = TensorShape(shape).as_list()
 
@@ -586,9 +618,10 @@ class Layer(Module):
             # a graph variable takes the graph's name scope; an eager one (also when made
             # while a function or a Keras graph is traced) the scope of the call site
             full_name = name if _state.building_graph else scope + name + "/"
-            return Variable(initial_value, name=full_name, trainable=trainable, dtype=dtype,
-                            constraint=constraint, synchronization=synchronization,
-                            aggregation=aggregation, collections=collections)
+            return variable_class(initial_value, name=full_name, trainable=trainable,
+                                  dtype=dtype, constraint=constraint,
+                                  synchronization=synchronization, aggregation=aggregation,
+                                  collections=collections)
 
     def add_variable(self, *args, **kwargs):
         """Deprecated alias of `add_weight`."""
@@ -789,7 +822,7 @@ class Layer(Module):
             first = flat[0] if flat else None
             if _api.flavor() == "v1" and ops.is_tensor(first) and \
                     first.dtype.base_dtype.is_floating:
-                self._dtype = first.dtype.base_dtype.name
+                self._set_dtype_policy(policy.Policy(first.dtype.base_dtype.name))
         self.build(shape_of(inputs))
         self.built = True
         if self._initial_weights is not None:
@@ -797,15 +830,14 @@ class Layer(Module):
             self._initial_weights = None
 
     def _convert_inputs(self, inputs):
-        """numpy/Python values to tensors, floating ones in the layer's dtype; in TF2 floating
-        tensors are cast to it too (Keras 2's `_maybe_cast_inputs`), unless the layer was made
-        with `autocast=False` or computes in a non-floating dtype."""
-        if type(inputs) is EagerTensor and \
-                inputs._t.dtype is _FLOATING_TORCH_DTYPES.get(self._dtype):
+        """numpy/Python values to tensors, floating ones in the layer's compute dtype; in TF2
+        floating tensors are cast to it too (Keras 2's `_maybe_cast_inputs`), unless the layer
+        was made with `autocast=False` or computes in a non-floating dtype."""
+        if type(inputs) is EagerTensor and inputs._t.dtype is self._autocast_torch_dtype:
             return inputs   # the common case: nothing to convert
         cast_to = None
-        if self._autocast and self.dtype in _FLOATING_DTYPES:
-            cast_to = dtypes.as_dtype(self.dtype)
+        if self._autocast and self.compute_dtype in _FLOATING_DTYPES:
+            cast_to = dtypes.as_dtype(self.compute_dtype)
         cast_tensors = cast_to is not None and _api.flavor() == "v2"
 
         def convert(x):
@@ -963,7 +995,8 @@ class Layer(Module):
 
     # ------------------------------------------------------------ config
     def get_config(self):
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": policy.serialize(self._dtype_policy) or self.dtype}
         if hasattr(self, "_batch_input_shape"):
             config["batch_input_shape"] = self._batch_input_shape
         init_params = inspect.signature(type(self).__init__).parameters

@@ -55,6 +55,15 @@ def _to_tensor(value):
     return EagerTensor(ops.constant_to_torch(array))
 
 
+def _gradients(optimizer, tape, loss, variables):
+    """The train step's gradients, as Keras 2's `optimizer.minimize(loss, variables,
+    tape=tape)` computes them: a LossScaleOptimizer differentiates the scaled loss and
+    unscales the gradients."""
+    if isinstance(optimizer, optimizers.OptimizerV2):
+        return [g for g, _ in optimizer._compute_gradients(loss, variables, tape=tape)]
+    return tape.gradient(loss, variables)
+
+
 def _torch(value):
     return value._t if type(value) is EagerTensor else ops.to_torch(value)
 
@@ -453,7 +462,7 @@ class Model(Network):
             raise NotImplementedError("sample_weight_mode=%r is not implemented by tfcompat "
                                       "(per-timestep weights: pass 2-D sample weights with "
                                       "sample_weight_mode=None)" % (sample_weight_mode,))
-        self.optimizer = optimizers.get(optimizer)
+        self.optimizer = self._get_optimizer(optimizer)
         self.loss = loss
         self._compiled = _Compiled(loss, metrics, loss_weights, weighted_metrics)
         self.compiled_loss = self._compiled
@@ -462,6 +471,18 @@ class Model(Network):
         self._step_functions = {}
         self._graph_functions = {}
         self.stop_training = False
+
+    def _get_optimizer(self, optimizer):
+        """The optimizer `compile` uses: under a 'mixed_float16' policy (the model's) a Keras
+        optimizer is wrapped in a LossScaleOptimizer, as Keras 2 does. (A TF1
+        `tf.train.Optimizer` is used as it is; Keras 2 would refuse to wrap it.)"""
+        optimizer = optimizers.get(optimizer)
+        from tfcompat.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
+        if self._dtype_policy.name == "mixed_float16" and \
+                isinstance(optimizer, optimizers.OptimizerV2) and \
+                not isinstance(optimizer, LossScaleOptimizer):
+            optimizer = LossScaleOptimizer(optimizer)
+        return optimizer
 
     def _assert_compiled(self, method):
         if self._compiled is None:
@@ -579,7 +600,7 @@ class Model(Network):
             y_pred = _call(self, x, True)
             loss = self._compute_loss(x, y, y_pred, sample_weight, training=True)
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
+        grads = _gradients(self.optimizer, tape, loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
         self._update_metrics(y, y_pred, sample_weight)
 
@@ -951,7 +972,7 @@ class _GraphRunner(object):
                     loss = model._compute_loss(self.inputs, self.targets, y_pred, weights,
                                                True, updates, losses + model._standing_losses())
                 variables = model.trainable_variables
-                grads = tape.gradient(loss, variables)
+                grads = _gradients(model.optimizer, tape, loss, variables)
                 updates.append(model.optimizer.apply_gradients(zip(grads, variables)))
                 model._update_metrics(self.targets, y_pred, weights, updates)
                 entry = (self._logs_after(updates + list(model.updates)), [], None)

@@ -3,7 +3,7 @@ import torch
 
 from tfcompat import _api
 from tfcompat._api import tf_export
-from tfcompat.framework import ops
+from tfcompat.framework import dtypes, ops
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import backend, constraints, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
@@ -149,21 +149,23 @@ class BatchNormalization(Layer):
                                      initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
                                      constraint=self.gamma_constraint,
-                                     trainable=True) if self.scale else None
+                                     trainable=True, experimental_autocast=False) \
+            if self.scale else None
         self.beta = self.add_weight("beta", shape=param_shape,
                                     initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer,
                                     constraint=self.beta_constraint,
-                                    trainable=True) if self.center else None
+                                    trainable=True, experimental_autocast=False) \
+            if self.center else None
         self.moving_mean = self.add_weight(
             "moving_mean", shape=param_shape, initializer=self.moving_mean_initializer,
             synchronization=VariableSynchronization.ON_READ, trainable=False,
-            aggregation=VariableAggregation.MEAN)
+            aggregation=VariableAggregation.MEAN, experimental_autocast=False)
         self.moving_variance = self.add_weight(
             "moving_variance", shape=param_shape,
             initializer=self.moving_variance_initializer,
             synchronization=VariableSynchronization.ON_READ, trainable=False,
-            aggregation=VariableAggregation.MEAN)
+            aggregation=VariableAggregation.MEAN, experimental_autocast=False)
         self.built = True
 
     def _moving_update(self, variable, value, decay):
@@ -171,6 +173,9 @@ class BatchNormalization(Layer):
         return variable.assign_sub(delta, read_value=False)
 
     def call(self, inputs, training=None):
+        return _in_variable_dtype(self, inputs, self._normalize, training)
+
+    def _normalize(self, inputs, training):
         if training is None:
             training = backend.learning_phase()
         if _api.flavor() == "v2" and not self.trainable:
@@ -209,6 +214,17 @@ class BatchNormalization(Layer):
         config["moving_variance_initializer"] = serialize_initializer(
             self.moving_variance_initializer)
         return config
+
+
+def _in_variable_dtype(layer, inputs, normalize, *args):
+    """`normalize(inputs, *args)`; as Keras 2's normalization layers do under a mixed policy,
+    float16/bfloat16 inputs of a float32 layer are normalized in float32 (the weights are not
+    AutoCastVariables) and the result is cast back to the inputs' dtype."""
+    from tfcompat.ops import math_ops
+    input_dtype = inputs.dtype.base_dtype
+    if input_dtype not in (dtypes.float16, dtypes.bfloat16) or layer.dtype != "float32":
+        return normalize(inputs, *args)
+    return math_ops.cast(normalize(math_ops.cast(inputs, dtypes.float32), *args), input_dtype)
 
 
 @ops.op(graph_name="LayerNorm")
@@ -251,15 +267,18 @@ class LayerNormalization(Layer):
         self.gamma = self.add_weight("gamma", shape=param_shape,
                                      initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
+                                     constraint=self.gamma_constraint,
+                                     experimental_autocast=False) if self.scale else None
         self.beta = self.add_weight("beta", shape=param_shape,
                                     initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+                                    constraint=self.beta_constraint,
+                                    experimental_autocast=False) if self.center else None
         self.built = True
 
     def call(self, inputs):
-        return _layer_norm(inputs, self.gamma, self.beta, self._axes, self.epsilon)
+        return _in_variable_dtype(self, inputs, _layer_norm, self.gamma, self.beta,
+                                  self._axes, self.epsilon)
 
     def compute_output_shape(self, input_shape):
         return input_shape
