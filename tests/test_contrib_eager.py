@@ -78,8 +78,6 @@ def test_network_refusals_as_tf():
         TwoLayers(name="a/b")
     with pytest.raises(ValueError, match="No such layer"):
         net.get_layer(name="missing")
-    with pytest.raises(NotImplementedError, match="tfe.Network.save"):
-        net.save("/tmp/x")
 
 
 def test_sequential_passes_training_to_layers_that_take_it():
@@ -188,3 +186,24 @@ def test_tfe_import_path_and_run(tmp_path):
         tfe.run(main)
     """, "extra"))
     assert "eager True ['extra']" in out
+
+
+def test_network_save_and_deferred_restore(tmp_path):
+    source = TwoLayers(name="net_save_source")
+    x = tf.ones([2, 5])
+    expected = source(x).numpy()
+    prefix = tfe.save_network_checkpoint(source, str(tmp_path))
+    assert prefix == str(tmp_path / "net_save_source")
+    assert sorted(name for name, _ in tf.train.list_variables(prefix)) == [
+        "dense/bias", "dense/kernel", "dense_1/kernel"]
+    built = TwoLayers(name="net_save_built")
+    built(x)
+    built.restore(prefix)                          # existing variables: now
+    np.testing.assert_allclose(built(x).numpy(), expected, rtol=1e-6)
+    fresh = TwoLayers(name="net_save_fresh")
+    tfe.restore_network_checkpoint(fresh, prefix)  # not built yet: on creation
+    np.testing.assert_allclose(fresh(x).numpy(), expected, rtol=1e-6)
+    step = tf.compat.v1.train.get_or_create_global_step()
+    assert built.save(str(tmp_path / "ckpt"), global_step=step).endswith("ckpt-%d" % step.numpy())
+    with pytest.raises(ValueError, match="before it was first called"):
+        TwoLayers(name="net_save_unbuilt").save(str(tmp_path / "x"))

@@ -44,6 +44,24 @@ MOVING_AVERAGE_VARIABLES = "moving_average_variables"
 
 
 @tf_export("VariableSynchronization")
+def _lifted(value):
+    """The eager value of a variable's initial value. A `tf.function`'s first trace may create
+    a variable from a tensor it computed (`tf.Variable(tf.random.normal([n, m]))`); TF lifts
+    such an initializer out of the function, and so its graph is run here, once, eagerly. One
+    that depends on the function's inputs cannot be lifted, in TF either."""
+    from tfcompat.framework.graph import SymbolicTensor, run_module
+    if not isinstance(value, SymbolicTensor):
+        return value
+    try:
+        module, inputs = value.graph.build_module([], [value])
+    except errors.InvalidArgumentError:
+        raise ValueError("A tf.Variable created inside a tf.function has an initial value that "
+                         "depends on the function's inputs (%s), which cannot be lifted out of "
+                         "the function; compute it from shapes or constants, or create the "
+                         "variable outside the function." % (value.name,)) from None
+    return EagerTensor(run_module(module, [], inputs)[0])
+
+
 class VariableSynchronization(enum.Enum):
     """When a distributed variable is synchronized (accepted and recorded; one device here)."""
     AUTO = 0
@@ -335,8 +353,8 @@ class Variable(object):
                 return
             if callable(initial_value):
                 initial_value = initial_value()
-            self._init_eager(to_torch(initial_value, dtype), shape, validate_shape, name)
-            for on_create in EAGER_CREATION_HOOKS:
+            self._init_eager(to_torch(_lifted(initial_value), dtype), shape, validate_shape, name)
+            for on_create in list(EAGER_CREATION_HOOKS):   # a hook may remove itself
                 on_create(self)
 
     def _init_eager(self, value, shape, validate_shape, name):

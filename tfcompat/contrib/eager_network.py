@@ -6,17 +6,25 @@ Naming follows TF's network.py: an anonymous Network is named after its class ("
 `<network scope>/<layer name>`, where anonymous layers are renamed to be unique within the
 Network ("dense", "dense_1"), so variables read 'my_model/dense_1/kernel:0'. Sub-Networks
 nest their scopes the same way. Weights are those of the tracked layers, in tracking order.
-Where we differ: `Network.save` / `Network.restore` (the deprecated name-stripping
-checkpoints) are not implemented; `tfe.Saver(network.variables)` saves and restores.
+`save_network_checkpoint` / `restore_network_checkpoint` (and the deprecated methods
+`Network.save` / `Network.restore`) name variables in the checkpoint without the Network's
+own prefix ('dense_1/kernel'); restoring a Network not built yet gives its variables the
+checkpoint's values when they are created (eager mode; in graph mode the Network must be built
+first, else NotImplementedError).
 """
 import collections
 import inspect
+import os
 import weakref
 
 from tfcompat._api import tf_export
+from tfcompat.framework import context
 from tfcompat.keras import backend
 from tfcompat.layers import base
+from tfcompat.train import saver as train_saver
+from tfcompat.train import training_util
 from tfcompat.variable_scope import VariableScope, get_variable_scope, variable_scope
+from tfcompat.variables import EAGER_CREATION_HOOKS
 
 
 def _is_anonymous(layer):
@@ -180,13 +188,96 @@ class Network(base.Layer):
         raise RuntimeError("add_variable not supported in Network class yet.")
 
     def save(self, save_path, global_step=None, map_func=None):
-        raise NotImplementedError("tfe.Network.save is not implemented by tfcompat; use "
-                                  "tfe.Saver(network.variables).save(prefix)")
+        """Deprecated: `save_network_checkpoint(self, ...)`."""
+        return save_network_checkpoint(self, save_path, global_step, map_func)
 
     def restore(self, save_path, map_func=None):
-        raise NotImplementedError("tfe.Network.restore is not implemented by tfcompat; use "
-                                  "tfe.Saver(network.variables).restore(prefix) once built, "
-                                  "or tfe.restore_variables_on_create(prefix)")
+        """Deprecated: `restore_network_checkpoint(self, ...)`."""
+        return restore_network_checkpoint(self, save_path, map_func)
+
+    def _strip_variable_prefix(self, variable_name):
+        prefix = self.scope_name + "/"
+        return variable_name[len(prefix):] if variable_name.startswith(prefix) \
+            else variable_name
+
+    def _variables_by_checkpoint_name(self, map_func):
+        """{checkpoint name: variable}; ValueError when two variables map to one name."""
+        by_name = {}
+        for variable in self.variables:
+            name = map_func(variable._shared_name)
+            if by_name.setdefault(name, variable) is not variable:
+                raise ValueError(
+                    "The variable name mapping for Network '%s' resulted in two variables "
+                    "named '%s' (originally '%s' and '%s'). Pass a map_func keeping them "
+                    "apart, e.g. `map_func=lambda n: n` for fully qualified names."
+                    % (self.name, name, by_name[name]._shared_name, variable._shared_name))
+        return by_name
+
+
+def _session():
+    if context.executing_eagerly():
+        return None
+    from tfcompat.client.session import get_default_session
+    return get_default_session()
+
+
+@tf_export("contrib.eager.save_network_checkpoint")
+def save_network_checkpoint(network, save_path, global_step=None, map_func=None):
+    """Save `network`'s variables under `save_path` (a prefix, or a directory: then
+    `<dir>/<network name>`), named without the Network's prefix unless `map_func` maps them;
+    `global_step` defaults to the global step if there is one. Returns the prefix written."""
+    if not network.built:
+        raise ValueError("Attempt to save the Network before it was first called. This means "
+                         "variables have not yet been created, so there is nothing to save.")
+    network._set_scope()
+    if global_step is None:
+        global_step = training_util.get_global_step()
+    if os.path.isdir(save_path):
+        save_path = os.path.join(save_path, network.name)
+    variables = network._variables_by_checkpoint_name(
+        map_func or network._strip_variable_prefix)
+    return train_saver.Saver(variables).save(_session(), save_path, write_meta_graph=False,
+                                             global_step=global_step)
+
+
+class _RestoreNetworkOnCreate(object):
+    """Gives variables created later under a Network's scope their checkpoint values."""
+
+    def __init__(self, prefix, map_func, values):
+        self._prefix, self._map_func, self._values = prefix, map_func, values
+
+    def __call__(self, variable):
+        if not variable._shared_name.startswith(self._prefix):
+            return
+        value = self._values.pop(self._map_func(variable._shared_name), None)
+        if value is not None:
+            variable.assign(value)
+        if not self._values:
+            EAGER_CREATION_HOOKS.remove(self)
+
+
+@tf_export("contrib.eager.restore_network_checkpoint")
+def restore_network_checkpoint(network, save_path, map_func=None):
+    """Restore `network` from `save_path` (what `save_network_checkpoint` returned, or a
+    directory): existing variables now, the others as they are created."""
+    network._set_scope()
+    if os.path.isdir(save_path):
+        save_path = os.path.join(save_path, network.name)
+    map_func = map_func or network._strip_variable_prefix
+    existing = network._variables_by_checkpoint_name(map_func)
+    if existing:
+        train_saver.Saver(existing).restore(_session(), save_path)
+    reader = train_saver.load_checkpoint(save_path)
+    pending = {name: reader.get_tensor(name)
+               for name, _ in train_saver.list_variables(save_path) if name not in existing}
+    if not pending or network.built:
+        return
+    if not context.executing_eagerly():
+        raise NotImplementedError("tfe.Network.restore of a Network not built yet is not "
+                                  "implemented by tfcompat in graph mode; call the Network "
+                                  "once, then restore")
+    EAGER_CREATION_HOOKS.append(
+        _RestoreNetworkOnCreate(network.scope_name + "/", map_func, pending))
 
 
 @tf_export("contrib.eager.Sequential")
