@@ -150,6 +150,24 @@ def test_early_returns_through_elif_and_a_final_return_become_one_cond():
     assert signed_double.experimental_get_tracing_count() == 1
 
 
+def test_autograph_to_code_shows_the_converted_source():
+    # guide/intro_to_graphs and the r1 autograph guide print tf.autograph.to_code(f).
+    def simple_relu(x):
+        if tf.greater(x, 0):
+            return x
+        return 0
+
+    def plain(x):
+        return x + 1
+
+    code = tf.autograph.to_code(simple_relu)
+    assert code.startswith("def simple_relu(x):") and "ag__.if_return(tf.greater(x, 0)" in code
+    assert tf.autograph.to_code(plain) == "def plain(x):\n    return x + 1\n"
+    assert tf.compat.v1.autograph.to_code is tf.autograph.to_code
+    with pytest.raises(ValueError, match="source code"):
+        tf.autograph.to_code(len)
+
+
 def test_symbolic_bool_error_names_the_fix():
     @tf.function(autograph=False)
     def f(x):

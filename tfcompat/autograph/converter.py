@@ -18,6 +18,7 @@ import inspect
 import textwrap
 import types
 
+from tfcompat._api import tf_export
 from tfcompat.autograph import operators
 
 _PREFIX = "ag__"
@@ -217,6 +218,37 @@ class _Transformer(ast.NodeTransformer):
         ]
 
 
+def _converted_tree(fn):
+    """(the function's definition AST with its statements converted, whether any was), or
+    (None, False) when its source cannot be had."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None, False
+    func_def = tree.body[0] if tree.body else None
+    if not isinstance(func_def, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+            func_def.name != fn.__name__:
+        return None, False
+    func_def.decorator_list = []
+    transformer = _Transformer()
+    transformer.visit(func_def)
+    return func_def, transformer.counter > 0
+
+
+@tf_export("autograph.to_code")
+def to_code(entity, recursive=True, experimental_optional_features=None):
+    """`tf.autograph.to_code`: the Python source of `entity` as AutoGraph converts it. Ours
+    shows tfcompat's conversion (`ag__.if_stmt` / `if_return` / `while_stmt` calls), not TF's
+    generated code; a function with nothing to convert is shown as written."""
+    fn = entity.__func__ if isinstance(entity, types.MethodType) else entity
+    func_def = _converted_tree(fn)[0] if isinstance(fn, types.FunctionType) else None
+    if func_def is None:
+        raise ValueError("Unable to locate the source code of %r: to_code needs a function "
+                         "defined in a file" % (entity,))
+    return ast.unparse(ast.fix_missing_locations(func_def)) + "\n"
+
+
 def convert(fn):
     """The AutoGraph-converted version of `fn` (or `fn` itself when it cannot be converted)."""
     if isinstance(fn, types.MethodType):
@@ -227,19 +259,10 @@ def convert(fn):
     cached = _cache.get(fn.__code__)
     if cached is not None:
         return _rebind(cached, fn)
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError, IndentationError):
+    func_def, converted = _converted_tree(fn)
+    if func_def is None:
         return fn
-    func_def = tree.body[0] if tree.body else None
-    if not isinstance(func_def, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
-            func_def.name != fn.__name__:
-        return fn
-    func_def.decorator_list = []
-    transformer = _Transformer()
-    transformer.visit(func_def)
-    if transformer.counter == 0:
+    if not converted:
         _cache[fn.__code__] = fn.__code__
         return fn
     # Rebuild the function inside a factory so its free variables stay closures.
