@@ -177,3 +177,44 @@ def test_symbolic_bool_error_names_the_fix():
 
     with pytest.raises(TypeError, match="bool"):
         f(tf.constant(1.0))
+
+
+def test_variable_created_in_the_first_trace_from_a_computed_tensor_is_lifted():
+    """TF's guide (Intro to modules): a module whose tf.function __call__ builds its
+    variables on first use from tf.random.normal / tf.zeros computed in the trace."""
+    class Dense(tf.Module):
+        def __init__(self, units):
+            super().__init__()
+            self.units, self.w = units, None
+
+        def __call__(self, x):
+            if self.w is None:
+                self.w = tf.Variable(tf.random.normal([x.shape[-1], self.units]), name="w")
+                self.b = tf.Variable(tf.zeros([self.units]) + 1.0, name="b")
+            return tf.matmul(x, self.w) + self.b
+
+    class Model(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.first, self.second = Dense(3), Dense(2)
+
+        @tf.function
+        def __call__(self, x):
+            return self.second(self.first(x))
+
+    model = Model()
+    x = tf.constant([[2.0, 2.0, 2.0]])
+    out = model(x)
+    w1, w2 = model.first.w.numpy(), model.second.w.numpy()
+    np.testing.assert_allclose(out.numpy(), (x.numpy() @ w1 + 1.0) @ w2 + 1.0, rtol=1e-5)
+    assert [v.shape.as_list() for v in model.variables] == [[3], [3, 3], [2], [3, 2]]
+    np.testing.assert_allclose(model(x).numpy(), out.numpy())  # no new variables
+
+
+def test_variable_initialized_from_a_function_input_is_refused():
+    @tf.function
+    def f(x):
+        return tf.Variable(x * 2.0).read_value()
+
+    with pytest.raises(ValueError, match="depends on the function's inputs"):
+        f(tf.constant(1.0))
