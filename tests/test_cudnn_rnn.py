@@ -358,3 +358,9 @@ def test_cudnn_restores_from_canonical_tensors_not_the_opaque_buffer(tmp_path):
             np.testing.assert_allclose(sess.run(outputs, {inputs: x}), expected, rtol=1e-4,
                                        atol=1e-5)
             assert sess.run(layer.kernel).size == layer._opaque_size()
+
+
+def test_reached_as_attributes_of_tf_contrib():
+    from tfcompat.contrib import cudnn_rnn
+    assert tf.contrib.cudnn_rnn.CudnnLSTM is cudnn_rnn.CudnnLSTM
+    assert tf.compat.v1.contrib.cudnn_rnn.CudnnCompatibleGRUCell is cudnn_rnn.CudnnCompatibleGRUCell

@@ -48,6 +48,7 @@ LAZY_MODULES = {
     "contrib.keras.datasets": "tfcompat.keras.datasets",
     "contrib.eager": "tfcompat.contrib.eager",
     "contrib.eager.metrics": "tfcompat.contrib.eager_metrics",
+    "contrib.cudnn_rnn": "tfcompat.contrib.cudnn_rnn",
     "contrib.framework": "tfcompat.contrib.framework",
     "contrib.layers": "tfcompat.contrib.layers",
     "contrib.learn": "tfcompat.contrib.learn",
