@@ -395,3 +395,27 @@ def test_checkpoint_and_h5_keep_loss_scale_and_policies(tmp_path):
     assert isinstance(loaded.optimizer, mixed_precision.LossScaleOptimizer)
     assert [layer.dtype_policy.name for layer in loaded.layers] == ["mixed_float16", "float32"]
     assert loaded.predict(np.ones((1, 3), np.float32)).dtype == np.float32
+
+
+def test_device_compatibility_check_logged_once(monkeypatch, caplog):
+    import torch
+    from tfcompat.keras.mixed_precision import device_compatibility_check as check
+    monkeypatch.setattr(check, "_logged", False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with caplog.at_level("INFO", logger="tensorflow"):
+        mixed_precision.Policy("mixed_bfloat16")
+        mixed_precision.Policy("mixed_float16")
+        mixed_precision.Policy("mixed_float16")
+    messages = [r.getMessage() for r in caplog.records if "compatibility check" in r.getMessage()]
+    assert len(messages) == 1
+    assert "may run slowly because this machine does not have a GPU" in messages[0]
+    caplog.clear()
+    with caplog.at_level("INFO", logger="tensorflow"):
+        check.log_compatibility([("Tesla P100", (6, 0)), ("Tesla V100", (7, 0)),
+                                 ("Tesla V100", (7, 0))])
+        check.log_compatibility([("NVIDIA H100", (9, 0))])
+    mixed, fast = [r for r in caplog.records]
+    assert mixed.levelname == "WARNING" and "  Tesla V100, compute capability 7.0 (x2)\n" \
+        "  Tesla P100, compute capability 6.0\n" in mixed.getMessage()
+    assert fast.levelname == "INFO" and fast.getMessage().endswith(
+        "Your GPU: NVIDIA H100, compute capability 9.0")

@@ -10,6 +10,7 @@ from tfcompat import _api
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes
 from tfcompat.keras import backend
+from tfcompat.keras.mixed_precision import device_compatibility_check
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 _global_policy = None
@@ -36,6 +37,7 @@ class Policy(object):
             raise TypeError("'name' must be a string, but got: %s" % (name,))
         self._name = name
         self._compute_dtype, self._variable_dtype = _parse_name(name)
+        device_compatibility_check.log_device_compatibility_check(name)
 
     @property
     def name(self):
