@@ -143,3 +143,18 @@ def test_exported_paths_are_tf_paths():
             if getattr(obj, "__module__", None) in ("tfcompat.ops.string_ops",
                                                     "tfcompat.ops.sparse_ops"):
                 assert _api.is_tf_symbol(path), path
+
+
+def test_base64_is_web_safe_and_unpadded_by_default():
+    # Values from TF 2.21: tf.io.encode_base64([b'hello?>', b'', b'ab']) and decode_base64.
+    data = tf.constant([b"hello?>", b"", b"ab"])
+    assert list(tf.io.encode_base64(data).numpy()) == [b"aGVsbG8_Pg", b"", b"YWI"]
+    padded = tf.io.encode_base64(data, pad=True)
+    assert list(padded.numpy()) == [b"aGVsbG8_Pg==", b"", b"YWI="]
+    assert list(tf.io.decode_base64(padded).numpy()) == [b"hello?>", b"", b"ab"]
+    assert tf.compat.v1.encode_base64(b"hi").numpy() == b"aGk"
+    assert tf.compat.v1.decode_base64(tf.constant([[b"aGk"]])).numpy().tolist() == [[b"hi"]]
+    for bad, message in [(b"a", "1 modulo 4"), (b"ab+c", "Invalid character"),
+                         (b"abc=d", "Invalid character"), (b"a===", "Invalid character")]:
+        with pytest.raises(errors.InvalidArgumentError, match=message):
+            tf.io.decode_base64(bad)

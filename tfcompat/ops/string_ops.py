@@ -7,6 +7,7 @@ shapes); run scripts that feed strings to them eagerly. `tf.strings.split` in TF
 RaggedTensor, which tfcompat does not have: it raises NotImplementedError (TF1's
 SparseTensor result works).
 """
+import base64
 import builtins
 import re
 
@@ -407,3 +408,38 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
     axis = axis if axis is not None else reduction_indices
     keepdims = keepdims if keepdims is not None else keep_dims
     return _reduce_join(inputs, axis, bool(keepdims), separator)
+
+
+# ---------------------------------------------------------------- base64
+
+_WEB_SAFE_BASE64 = re.compile(rb"[A-Za-z0-9_-]*")
+
+
+@op("io.encode_base64", v1=["encode_base64"], graph_name="EncodeBase64")
+def encode_base64(input, pad=False, name=None):  # noqa: A002 - TF's name
+    """`tf.io.encode_base64`: web-safe base64 (RFC 4648 URL alphabet, `-` and `_`), with
+    `=` padding only when `pad=True`."""
+    def encode(value):
+        encoded = base64.urlsafe_b64encode(value)
+        return encoded if pad else encoded.rstrip(b"=")
+    return _map(encode, _strings(input))
+
+
+def _decode_web_safe(value):
+    if value.endswith(b"="):      # TF drops up to two '=' of padding
+        value = value[:-2] if value.endswith(b"==") else value[:-1]
+    whole_groups = len(value) - len(value) % 4     # checked before the length, as TF does
+    if not _WEB_SAFE_BASE64.fullmatch(value[:whole_groups]):
+        raise errors.InvalidArgumentError("Invalid character found in base64.")
+    if len(value) % 4 == 1:
+        raise errors.InvalidArgumentError("Base64 string length cannot be 1 modulo 4.")
+    if not _WEB_SAFE_BASE64.fullmatch(value[whole_groups:]):
+        raise errors.InvalidArgumentError("Invalid character found in base64.")
+    return base64.urlsafe_b64decode(value + b"=" * (-len(value) % 4))
+
+
+@op("io.decode_base64", v1=["decode_base64"], graph_name="DecodeBase64")
+def decode_base64(input, name=None):  # noqa: A002 - TF's name
+    """`tf.io.decode_base64`: web-safe base64, padded or not; InvalidArgumentError on other
+    characters or a length of 1 modulo 4, as TF."""
+    return _map(_decode_web_safe, _strings(input))
