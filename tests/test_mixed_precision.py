@@ -419,3 +419,28 @@ def test_device_compatibility_check_logged_once(monkeypatch, caplog):
         "  Tesla P100, compute capability 6.0\n" in mixed.getMessage()
     assert fast.levelname == "INFO" and fast.getMessage().endswith(
         "Your GPU: NVIDIA H100, compute capability 9.0")
+
+
+def test_guide_custom_training_loop_in_tf_function():
+    mixed_precision.set_global_policy("mixed_float16")
+    model, _ = _guide_model()
+    optimizer = mixed_precision.LossScaleOptimizer(tf.keras.optimizers.SGD(0.5))
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy()
+    x = RNG.rand(64, 8).astype(np.float32)
+    y = x[:, :4].argmax(1).astype(np.int64)
+
+    @tf.function
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            predictions = model(x)
+            loss = loss_object(y, predictions)
+            scaled_loss = optimizer.get_scaled_loss(loss)
+        scaled_gradients = tape.gradient(scaled_loss, model.trainable_variables)
+        gradients = optimizer.get_unscaled_gradients(scaled_gradients)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        return loss
+
+    losses = [float(train_step(x, y).numpy()) for _ in range(30)]
+    assert losses[-1] < losses[0]
+    assert optimizer.iterations.numpy() == 30
+    assert optimizer.dynamic_counter.numpy() == 30 and optimizer.loss_scale.numpy() == 32768.0
