@@ -125,3 +125,12 @@ def test_indexed_slices():
     assert "IndexedSlices(indices=" in repr(s)
     with pytest.raises(ValueError, match="dense_shape"):
         tf.convert_to_tensor(tf.IndexedSlices(tf.constant([[1.0]]), tf.constant([0])))
+
+
+def test_keras_backend_is_sparse_and_to_dense():
+    sparse = tf.SparseTensor(indices=[[0, 1]], values=[3.0], dense_shape=[2, 2])
+    assert tf.keras.backend.is_sparse(sparse)
+    assert not tf.keras.backend.is_sparse(tf.ones([2]))
+    assert tf.keras.backend.to_dense(sparse).numpy().tolist() == [[0.0, 3.0], [0.0, 0.0]]
+    dense = tf.ones([2])
+    assert tf.keras.backend.to_dense(dense) is dense

@@ -18,7 +18,7 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.ops import array_ops, math_ops, nn_ops, random_ops
+from tfcompat.ops import array_ops, math_ops, nn_ops, random_ops, sparse_ops
 
 _state = context.state
 _config = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
@@ -866,14 +866,12 @@ def in_top_k(predictions, targets, k):
 
 @tf_export("keras.backend.is_sparse")
 def is_sparse(tensor):
-    from tfcompat.framework.sparse_tensor import SparseTensor
-    return isinstance(tensor, SparseTensor)
+    return isinstance(tensor, sparse_ops.SparseTensor)
 
 
 @tf_export("keras.backend.to_dense")
 def to_dense(tensor):
     if is_sparse(tensor):
-        from tfcompat.ops import sparse_ops
         return sparse_ops.sparse_tensor_to_dense(tensor)
     return tensor
 
