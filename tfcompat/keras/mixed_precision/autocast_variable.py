@@ -14,7 +14,9 @@ this subclass of `tf.Variable`, so checkpoints and optimizers see an ordinary va
 import functools
 import threading
 
+from tfcompat.framework import dtypes
 from tfcompat.keras.engine.base_layer import _call_context
+from tfcompat.ops import math_ops
 from tfcompat.variables import Variable, _numpy_copy
 
 
@@ -47,15 +49,13 @@ class AutoCastVariable(Variable):
         dtype = _cast_torch_dtype()
         if dtype is None or dtype is self._dtype.torch_dtype:
             return storage
-        from tfcompat.framework import dtypes
-        from tfcompat.ops import math_ops
         return math_ops.cast(storage, dtypes.from_torch(dtype))
 
     def __repr__(self):
         dtype = _cast_torch_dtype()
-        cast_to = self._dtype.name if dtype is None else str(dtype).replace("torch.", "")
+        cast_to = self._dtype if dtype is None else dtypes.from_torch(dtype)
         text = "<AutoCastVariable '%s' shape=%s dtype=%s dtype_to_cast_to=%s" % (
-            self._name, self._shape, self._dtype.name, cast_to)
+            self._name, self._shape, self._dtype.name, cast_to.name)
         if self._graph is not None:
             return text + ">"
         return text + ", numpy=%r>" % (_numpy_copy(self._leaf),)
