@@ -170,3 +170,21 @@ def test_flavor_switch_changes_top_level_only():
         assert tf.nn.dropout is tf.compat.v1.nn.dropout
     finally:
         _api.set_flavor(previous)
+
+
+def test_a_path_is_registered_once():
+    """Import order never decides which of two implementations a TF name gets."""
+    probe, other = object(), object()
+    _api.tf_export("keras.layers.TfcompatOnceProbe", v1=["tfcompat_once_probe"])(probe)
+    try:
+        _api.tf_export("keras.layers.TfcompatOnceProbe")(probe)  # the same object again: fine
+        with pytest.raises(ValueError, match="registered twice"):
+            _api.tf_export("keras.layers.TfcompatOnceProbe")(other)
+        with pytest.raises(ValueError, match="registered twice"):
+            _api.tf_export(v1=["tfcompat_once_probe"])(other)
+        assert _api._COMMON["keras.layers.TfcompatOnceProbe"] is probe
+    finally:
+        _api._COMMON.pop("keras.layers.TfcompatOnceProbe")
+        _api._V1.pop("tfcompat_once_probe")
+    assert tf.image.random_crop is tf.compat.v1.random_crop
+    assert tf.nn.softplus is tf.math.softplus

@@ -75,14 +75,19 @@ class UnimplementedSymbolError(NotImplementedError, AttributeError):
 
 
 def tf_export(*paths, v1=(), v2=()):
-    """Decorator registering `obj` under TF paths (both versions), v1-only or v2-only paths."""
+    """Decorator registering `obj` under TF paths (both versions), v1-only or v2-only paths.
+
+    A path is registered once: registering another object there raises (import order must
+    never decide which of two implementations a TF name gets)."""
     def register(obj):
-        for path in paths:
-            _COMMON[path] = obj
-        for path in v1:
-            _V1[path] = obj
-        for path in v2:
-            _V2[path] = obj
+        for table, table_paths in ((_COMMON, paths), (_V1, v1), (_V2, v2)):
+            for path in table_paths:
+                held = table.get(path, obj)
+                if held is not obj:
+                    raise ValueError("TF path %r is registered twice: %r (%s) and %r (%s)" % (
+                        path, held, getattr(held, "__module__", "?"), obj,
+                        getattr(obj, "__module__", "?")))
+                table[path] = obj
         if _root_name is not None:
             for path in (*paths, *v1, *v2):
                 _pending.setdefault(_owner(path), []).append(path)

@@ -231,22 +231,6 @@ def central_crop(image, central_fraction):
     return t.narrow(h, start_h, ih - 2 * start_h).narrow(w, start_w, iw - 2 * start_w)
 
 
-@op("image.random_crop", v1=["random_crop"], graph_name="RandomCrop")
-def random_crop(value, size, seed=None, name=None):
-    """A random slice of shape `size` (InvalidArgumentError if it does not fit)."""
-    t = to_torch(value)
-    size = [int(s) for s in np.asarray(size if isinstance(size, (list, tuple))
-                                       else to_torch(size).cpu()).reshape(-1)]
-    if len(size) != t.ndim or any(s > d for s, d in zip(size, t.shape)):
-        raise errors.InvalidArgumentError("Need value.shape >= size, got %s and %s"
-                                          % (list(t.shape), size))
-    gen = random_seed.generator(seed, torch.device("cpu"))
-    for axis, s in enumerate(size):
-        start = int(torch.randint(0, t.shape[axis] - s + 1, (), generator=gen))
-        t = t.narrow(axis, start, s)
-    return t
-
-
 @op("image.per_image_standardization", graph_name="PerImageStandardization")
 def per_image_standardization(image):
     """(x - mean) / max(stddev, 1/sqrt(N)) per image, in float32."""

@@ -356,7 +356,6 @@ is_nan = _unary_op(torch.isnan, "IsNan", _is_real_float, "math.is_nan", v1=["is_
 is_inf = _unary_op(torch.isinf, "IsInf", _is_real_float, "math.is_inf", v1=["is_inf"])
 is_finite = _unary_op(torch.isfinite, "IsFinite", _is_real_float, "math.is_finite",
                       v1=["is_finite"])
-softplus = _unary_op(F.softplus, "Softplus", _is_real_float, "math.softplus", "nn.softplus")
 
 
 @op("math.scalar_mul", "scalar_mul", graph_name="Mul")
