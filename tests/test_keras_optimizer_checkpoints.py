@@ -109,3 +109,41 @@ def test_decay_schedule_uses_the_constructor_decay():
     for _ in range(2):
         optimizer.apply_gradients([(tf.constant([1.0]), var)])
     np.testing.assert_allclose(var.numpy(), [1.0 - 1.0 - 0.5])
+
+
+def test_tf211_optimizer_checkpoint_restores_into_our_optimizer():
+    """TF 2.11-2.15's tf.keras.optimizers.Adam saves `_iterations`, `_learning_rate` and its
+    slots as a list `_variables` (m, v per variable); they restore into our Adam, the slots
+    when the first step creates them."""
+    model, optimizer = _model(), tf.keras.optimizers.Adam(0.5)
+    status = tf.train.Checkpoint(model=model, optimizer=optimizer).restore(
+        tf.train.latest_checkpoint(os.path.join(FIXTURES, "adam")))
+    np.testing.assert_allclose(model(DATA).numpy(), EXPECTED["adam"]["trained_prediction"],
+                               atol=1e-6)
+    assert int(optimizer.iterations.numpy()) == 3
+    _zero_step(model, optimizer)
+    status.assert_consumed()
+    expected = EXPECTED["adam"]["after_zero_step"]
+    assert float(tf.keras.backend.get_value(optimizer.learning_rate)) == pytest.approx(
+        expected["learning_rate"], rel=1e-7)
+    for weight, value in zip(model.weights, expected["weights"]):
+        np.testing.assert_allclose(weight.numpy(), value, rtol=1e-6, atol=1e-7)
+    tf_names = ["dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"]
+    for var, tf_name in zip(model.trainable_variables, tf_names):
+        for slot_name in ("m", "v"):
+            np.testing.assert_allclose(optimizer.get_slot(var, slot_name).numpy(),
+                                       expected["optimizer"]["Adam/%s/%s:0" % (slot_name, tf_name)],
+                                       rtol=1e-6, atol=1e-8)
+
+
+def test_tf211_layout_restores_into_slots_that_already_exist():
+    model, optimizer = _model(), tf.keras.optimizers.Adam(0.5)
+    model(DATA)
+    _zero_step(model, optimizer)  # slots exist before the restore
+    status = tf.train.Checkpoint(model=model, optimizer=optimizer).restore(
+        tf.train.latest_checkpoint(os.path.join(FIXTURES, "adam")))
+    status.assert_consumed()
+    assert int(optimizer.iterations.numpy()) == 3
+    _zero_step(model, optimizer)
+    for weight, value in zip(model.weights, EXPECTED["adam"]["after_zero_step"]["weights"]):
+        np.testing.assert_allclose(weight.numpy(), value, rtol=1e-6, atol=1e-7)

@@ -131,6 +131,23 @@ def _local_step(step, like):
 
 
 @tf_export(**_paths("Optimizer"))
+class _TF211Variables(object):
+    """A Keras 2.11+ optimizer's `_variables` list seen from an OptimizerV2: iterations, then
+    the slots in TF 2.11's build order (checkpoint restore only)."""
+
+    def __init__(self, optimizer):
+        self._optimizer = optimizer
+
+    def _checkpoint_dependencies(self):
+        optimizer = self._optimizer
+        order = optimizer._slot_order
+        found = [("0", optimizer._iterations)]
+        for position, var in enumerate(order):
+            for slot_name, slot in optimizer._slots[id(var)].items():
+                found.append((str(optimizer._tf211_index(order, position, slot_name)), slot))
+        return found
+
+
 class OptimizerV2(object):
     """Keras 2's optimizer base class.
 
@@ -151,7 +168,9 @@ class OptimizerV2(object):
         object.__setattr__(self, "_hyper", {})
         self._name = name
         self._slots = {}
+        self._slot_order = []       # the variables, in the order their slots were made
         self._slot_variables = {}
+        self._tf211_variables = _TF211Variables(self)
         self._weights = []
         self._initial_decay = kwargs.pop("decay", 0.0)
         self.clipnorm = kwargs.pop("clipnorm", None)
@@ -249,13 +268,14 @@ class OptimizerV2(object):
         return 0.0
 
     def _create_slots(self, var_list):
-        from tfcompat.train.tracking import restore_slot_on_create
+        from tfcompat.train.tracking import restore_on_create, restore_slot_on_create
         names = self._slot_names()
         for var in var_list:
             slots = self._slots.get(id(var))
             if slots is not None:
                 continue
             slots = self._slots[id(var)] = {}
+            self._slot_order.append(var)
             for slot_name in names:
                 value = np.full(var.shape.as_list(), self._slot_initial_value(slot_name, var),
                                 dtype=var.dtype.as_numpy_dtype)
@@ -267,6 +287,12 @@ class OptimizerV2(object):
                 self._slot_variables[(id(var), slot_name)] = (var, slot)
                 self._weights.append(slot)
                 restore_slot_on_create(self, var, slot_name, slot)
+        if self._tf211_slot_groups() is not None:
+            order = self._slot_order
+            for position, var in enumerate(order):
+                for slot_name, slot in self._slots[id(var)].items():
+                    restore_on_create(self._tf211_variables,
+                                      str(self._tf211_index(order, position, slot_name)), slot)
 
     def get_slot_names(self):
         """The names of the slots this optimizer keeps per variable."""
@@ -284,6 +310,39 @@ class OptimizerV2(object):
         deps.extend((name, value) for name, value in self._hyper.items()
                     if isinstance(value, Variable))
         return deps
+
+    # Keras' TF 2.11+ optimizers (tf.keras.optimizers in TF 2.11-2.15) checkpoint their state
+    # as `_iterations`, `_learning_rate` and a list `_variables` of the slots in the order
+    # `build` made them: per group of slot kinds, for each variable its slots of the group.
+    # Restoring that layout needs our slot names in that order (None: not restorable); the
+    # orders below were read off tf-keras 2.21's optimizers (the layout of TF 2.11-2.15).
+    _TF211_SLOT_GROUPS = None
+
+    def _checkpoint_restore_aliases(self):
+        aliases = [("_iterations", self._iterations)]
+        learning_rate = self._hyper.get("learning_rate")
+        if isinstance(learning_rate, Variable):
+            aliases.append(("_learning_rate", learning_rate))
+        if self._tf211_slot_groups() is not None:
+            aliases.append(("_variables", self._tf211_variables))
+        return aliases
+
+    def _tf211_slot_groups(self):
+        groups = self._TF211_SLOT_GROUPS
+        if groups is None:
+            return None
+        names = set(self._slot_names())
+        return [kinds for kinds in ([k for k in group if k in names] for group in groups)
+                if kinds]
+
+    def _tf211_index(self, variables, position, slot_name):
+        """Where TF 2.11+ puts `slot_name` of the `position`-th of `variables` (0: iterations)."""
+        index = 1
+        for kinds in self._tf211_slot_groups():
+            if slot_name in kinds:
+                return index + position * len(kinds) + kinds.index(slot_name)
+            index += len(kinds) * len(variables)
+        raise KeyError(slot_name)
 
     def _checkpoint_slots(self):
         return {(var, name): slot for (_, name), (var, slot) in self._slot_variables.items()}
@@ -399,6 +458,8 @@ class OptimizerV2(object):
 class SGD(OptimizerV2):
     """Gradient descent with optional (Nesterov) momentum (Keras' formulation)."""
 
+    _TF211_SLOT_GROUPS = (("momentum",),)
+
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         learning_rate = kwargs.pop("lr", learning_rate)
         super(SGD, self).__init__(name, **kwargs)
@@ -430,6 +491,8 @@ class SGD(OptimizerV2):
 
 
 class _AdamLike(OptimizerV2):
+    _TF211_SLOT_GROUPS = (("m", "v"),)
+
     def __init__(self, name, learning_rate, beta_1, beta_2, epsilon, kwargs):
         learning_rate = kwargs.pop("lr", learning_rate)
         super(_AdamLike, self).__init__(name, **kwargs)
@@ -455,6 +518,8 @@ class _AdamLike(OptimizerV2):
 @tf_export(**_paths("Adam"))
 class Adam(_AdamLike):
     """Adam (optionally AMSGrad), with Keras 2's defaults (epsilon 1e-7)."""
+
+    _TF211_SLOT_GROUPS = (("m", "v"), ("vhat",))
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, name="Adam", **kwargs):
@@ -535,6 +600,8 @@ class Nadam(_AdamLike):
 class RMSprop(OptimizerV2):
     """RMSprop (plain, with momentum, or centered), Keras 2's formulation."""
 
+    _TF211_SLOT_GROUPS = (("rms",), ("momentum",), ("mg",))
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered=False, name="RMSprop", **kwargs):
         learning_rate = kwargs.pop("lr", learning_rate)
@@ -573,6 +640,8 @@ class RMSprop(OptimizerV2):
 class Adagrad(OptimizerV2):
     """Adagrad with Keras 2's defaults (initial accumulator 0.1, epsilon 1e-7)."""
 
+    _TF211_SLOT_GROUPS = (("accumulator",),)
+
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
                  name="Adagrad", **kwargs):
         if initial_accumulator_value < 0.0:
@@ -607,6 +676,8 @@ class Adagrad(OptimizerV2):
 @tf_export(**_paths("Adadelta"))
 class Adadelta(OptimizerV2):
     """Adadelta with Keras 2's defaults (learning_rate 0.001, rho 0.95, epsilon 1e-7)."""
+
+    _TF211_SLOT_GROUPS = (("accum_grad", "accum_var"),)
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, name="Adadelta",
                  **kwargs):

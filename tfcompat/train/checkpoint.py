@@ -43,7 +43,8 @@ class _Status(object):
 
     def _unmatched_objects(self):
         graph = tracking.ObjectGraph(self._checkpoint)
-        matched = {id(obj) for obj in self._restoration.matched.values()}
+        matched = {id(obj) for obj in self._restoration.matched.values()} | \
+            self._restoration.absent
         return [(path or "(root)", obj) for path, obj in zip(graph.paths, graph.objects)
                 if id(obj) not in matched and isinstance(obj, Variable)]
 

@@ -19,6 +19,10 @@ The protocol (TF's Trackable, reduced to what checkpoints need):
   save time, as TF's `_gather_saveables_for_checkpoint` gives saveable factories) and
   `_restore_checkpoint_state(attribute_name, value)`. Each value is saved under
   `<path>/.ATTRIBUTES/<attribute_name>`, as TF saves a Trackable's saveables.
+- `obj._checkpoint_restore_aliases()`, if defined, returns more `[(name, child), ...]` that a
+  restore matches (where `_checkpoint_dependencies` has no such name) but a save never writes:
+  another layout of the same state that other TF versions wrote (a Keras optimizer's TF 2.11+
+  `_iterations` / `_variables`).
 - Deferred restoration: a restore may name values for objects that do not exist yet (an
   unbuilt Keras model, slots not yet created). Whoever creates such a dependency later calls
   `restore_on_create(owner, name, value)` right after creating it (a layer for its `kernel`,
@@ -268,6 +272,7 @@ class Restoration(object):
         self.matched = {}      # node id -> object
         self.restored = set()  # node ids whose values were assigned (or queued)
         self.queued = []       # graph mode: (variable, value, key) applied by run_restore_ops
+        self.absent = set()    # ids of objects the checkpoint's (other) layout has no value for
         self._slot_nodes = [i for i, node in enumerate(proto.nodes) if node.slot_variables]
         self.match(0, root)
 
@@ -285,7 +290,15 @@ class Restoration(object):
                 obj._restore_checkpoint_state(attribute.name,
                                               self.reader.get_value(attribute.checkpoint_key))
                 self.restored.add(node_id)
-        children = dict(dependencies(obj))
+        own = dependencies(obj)
+        children = dict(own)
+        aliases = getattr(obj, "_checkpoint_restore_aliases", None)
+        if aliases is not None:
+            aliased = [(name, value) for name, value in aliases() if name not in children]
+            names = {child.local_name for child in node.children}
+            if any(name in names for name, _ in aliased):  # the other layout: what it lacks
+                self.absent.update(id(value) for name, value in own if name not in names)
+            children.update(aliased)
         for child in node.children:
             value = children.get(child.local_name)
             if value is not None:

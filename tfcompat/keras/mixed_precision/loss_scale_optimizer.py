@@ -218,6 +218,9 @@ class LossScaleOptimizer(optimizers.OptimizerV2):
     def _checkpoint_slots(self):
         return self._optimizer._checkpoint_slots()
 
+    def _checkpoint_restore_aliases(self):
+        return self._optimizer._checkpoint_restore_aliases()
+
     def __getattr__(self, name):
         """Hyperparameters (`learning_rate`, `lr`, ...) are the inner optimizer's."""
         if name.startswith("__") or name == "_optimizer":
