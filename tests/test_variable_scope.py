@@ -232,8 +232,11 @@ def test_variable_scope_errors():
             pass
     with pytest.raises(ValueError, match="reuse parameter"):
         tf.compat.v1.variable_scope("x", reuse="yes")
-    with pytest.raises(NotImplementedError, match="[Pp]artition"):
-        tf.compat.v1.get_variable("p", shape=[4], partitioner=lambda shape, dtype: [2])
+    with pytest.raises(ValueError, match="Partitioner must be callable"):
+        tf.compat.v1.get_variable("p", shape=[4], partitioner=2)
+    # a partitioner works (tests/test_partitioned_variables.py): two parts of [4]
+    parts = tf.compat.v1.get_variable("p", shape=[4], partitioner=lambda shape, dtype: [2])
+    assert [p.shape.as_list() for p in parts] == [[2], [2]]
 
 
 def test_get_variable_scope_and_reuse_variables():

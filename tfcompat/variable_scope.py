@@ -5,6 +5,12 @@ variable to exist, `reuse=None/False` forbids it, `AUTO_REUSE` shares; reuse is 
 inner scopes; a scope's initializer / regularizer / dtype / custom getter are defaults for
 `get_variable`; `default_name` scopes are uniquified ("dense", "dense_1").
 
+A `partitioner` (see ops/partitioned_variables.py) makes a PartitionedVariable of parts
+"name/part_0", "name/part_1", ... cut along one axis (the first parts one longer when it does not
+divide), each made by the initializer with its own shape and a `partition_info` (TF's
+_PartitionInfo: the full shape and the part's offset), each carrying a SaveSliceInfo so the
+Saver saves them as slices of the full variable "name"; slot variables of parts are parts too.
+
 Eager mode follows TF: the default store keeps no variables, so every `get_variable` call
 creates a new variable (a scope's reuse flag reads AUTO_REUSE and is not enforced); an
 `EagerVariableStore` (`tf.contrib.eager`) keeps them and shares by name. The stores live in
@@ -20,9 +26,12 @@ import threading
 from tfcompat._api import export_constant, tf_export
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor_shape import as_shape
+from tfcompat.ops import array_ops
+from tfcompat.ops import partitioned_variables  # noqa: F401 - registers the partitioners
 from tfcompat.ops.init_ops import GlorotUniform, Zeros
 from tfcompat.variables import (GLOBAL_VARIABLES, LOCAL_VARIABLES, TRAINABLE_VARIABLES,
-                                 Variable, VariableAggregation, VariableSynchronization,
+                                 PartitionedVariable, Variable, VariableAggregation,
+                                 VariableSynchronization,
                                  validate_synchronization_aggregation_trainable)
 
 _state = context.state
@@ -77,6 +86,101 @@ def _accepts_partition_info(fn):
     return "partition_info" in params
 
 
+class _PartitionInfo(object):
+    """What an initializer learns about the part it initializes (TF's _PartitionInfo)."""
+
+    __slots__ = ["_full_shape", "_var_offset"]
+
+    def __init__(self, full_shape, var_offset):
+        if not isinstance(full_shape, (list, tuple)):
+            raise TypeError("`full_shape` must be a sequence (like tuple or list) instead of "
+                            + type(full_shape).__name__)
+        if not isinstance(var_offset, (list, tuple)):
+            raise TypeError("`var_offset` must be a sequence (like tuple or list) instead of "
+                            + type(var_offset).__name__)
+        if len(var_offset) != len(full_shape):
+            raise ValueError("Expected equal length, but `var_offset` is of length {} while "
+                             "full_shape is of length {}.".format(len(var_offset),
+                                                                  len(full_shape)))
+        for offset, size in zip(var_offset, full_shape):
+            if offset < 0 or offset >= size:
+                raise ValueError("Expected 0 <= offset < shape but found offset={}, shape={} "
+                                 "for var_offset={}, full_shape={}".format(
+                                     offset, size, var_offset, full_shape))
+        self._full_shape = full_shape
+        self._var_offset = var_offset
+
+    @property
+    def full_shape(self):
+        return self._full_shape
+
+    @property
+    def var_offset(self):
+        return self._var_offset
+
+    def single_slice_dim(self, shape):
+        """The one axis along which a part of `shape` is cut, or None if it is whole."""
+        if len(shape) != len(self._full_shape):
+            raise ValueError("Expected equal length, but received shape={} of length {} while "
+                             "self.full_shape={} is of length {}.".format(
+                                 shape, len(shape), self._full_shape, len(self._full_shape)))
+        for i in range(len(shape)):
+            if self._var_offset[i] + shape[i] > self._full_shape[i]:
+                raise ValueError("With self.var_offset={}, a partition of shape={} would "
+                                 "exceed self.full_shape={} in dimension {}.".format(
+                                     self._var_offset, shape, self._full_shape, i))
+        cut = [i for i in range(len(shape)) if shape[i] != self._full_shape[i]]
+        if len(cut) > 1:
+            raise ValueError("Cannot use single_slice_dim() with shape={} and self.full_shape="
+                             "{} since slice dim could be one of {}".format(
+                                 shape, self._full_shape, cut))
+        return cut[0] if cut else None
+
+    def single_offset(self, shape):
+        """The part's offset along its cut axis (0 when it is whole)."""
+        dim = self.single_slice_dim(shape)
+        return 0 if dim is None else self._var_offset[dim]
+
+
+def _call_partitioner(partitioner, shape, dtype):
+    """The partitioner's parts per axis, checked as TF checks them."""
+    if not shape.is_fully_defined():
+        raise ValueError("Shape of a new partitioned variable must be fully defined, but "
+                         "instead was %s." % (shape,))
+    if shape.ndims < 1:
+        raise ValueError("A partitioned Variable must have rank at least 1, shape: %s" % shape)
+    slicing = partitioner(shape=shape, dtype=dtype)
+    if not isinstance(slicing, (list, tuple)):
+        raise ValueError("Partitioner must return a sequence, but saw: %s" % (slicing,))
+    if len(slicing) != shape.ndims:
+        raise ValueError("Partitioner returned a partition list that does not match the "
+                         "Variable's rank: %s vs. %s" % (slicing, shape))
+    if any(p < 1 for p in slicing):
+        raise ValueError("Partitioner returned zero partitions for some axes: %s" % (slicing,))
+    if sum(p > 1 for p in slicing) > 1:
+        raise ValueError("Can only slice a variable along one dimension: shape: %s, "
+                         "partitioning: %s" % (shape, slicing))
+    return list(slicing)
+
+
+def _slice_dim_and_count(slicing):
+    for dim, count in enumerate(slicing):
+        if count > 1:
+            return dim, count
+    return 0, 1
+
+
+def _iter_slices(full_shape, num_slices, slice_dim):
+    """(offset, shape) of each part: the first `size % num_slices` parts one longer."""
+    longer = full_shape[slice_dim] % num_slices
+    offset = [0] * len(full_shape)
+    for i in range(num_slices):
+        shape = list(full_shape)
+        shape[slice_dim] = full_shape[slice_dim] // num_slices + (i < longer)
+        yield list(offset), shape
+        offset[slice_dim] += shape[slice_dim]
+
+
 def _needs_no_arguments(fn):
     try:
         params = inspect.signature(fn).parameters.values()
@@ -91,6 +195,7 @@ class _VariableStore(object):
 
     def __init__(self):
         self._vars = {}
+        self._partitioned_vars = {}
         self._store_eager_variables = False
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
@@ -117,10 +222,19 @@ class _VariableStore(object):
                         aggregation=VariableAggregation.NONE):
             is_scalar = shape is not None and not isinstance(shape, str) and \
                 hasattr(shape, "__len__") and len(shape) == 0
-            if partitioner is not None and not is_scalar:
-                raise NotImplementedError(
-                    "Partitioned variables (get_variable with a partitioner) are not "
-                    "implemented by tfcompat; drop the partitioner for variable %s" % name)
+            partitioned = partitioner is not None and not is_scalar
+            if partitioned and not callable(partitioner):
+                raise ValueError("Partitioner must be callable, but received: %s" % partitioner)
+            if partitioned or (reuse is True and partitioner is None and
+                               name in self._partitioned_vars):
+                return self._get_partitioned_variable(
+                    name, shape, dtype, initializer, regularizer, reuse, trainable,
+                    collections, caching_device, partitioner if partitioned else None,
+                    validate_shape, use_resource, constraint, synchronization, aggregation)
+            if "%s/part_0" % name in self._vars:
+                raise ValueError("No partitioner was provided, but a partitioned version of the "
+                                 "variable was found: %s/part_0. Perhaps a variable of the "
+                                 "same name was already created with partitioning?" % name)
             return self._get_single_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
                 caching_device, validate_shape, use_resource, constraint, synchronization,
@@ -141,9 +255,86 @@ class _VariableStore(object):
             kwargs["constraint"] = constraint
         return custom_getter(getter=true_getter, name=name, **kwargs)
 
+    def _get_partitioned_variable(self, name, shape, dtype, initializer, regularizer, reuse,
+                                  trainable, collections, caching_device, partitioner,
+                                  validate_shape, use_resource, constraint, synchronization,
+                                  aggregation):
+        """The PartitionedVariable `name` (TF's _VariableStore._get_partitioned_variable)."""
+        dtype = dtypes.as_dtype(dtype)
+        from_value = initializer is not None and not callable(initializer)
+        if from_value:
+            if not ops.is_tensor(initializer):
+                initializer = ops.convert_to_tensor(initializer, dtype=dtype)
+            dtype = initializer.dtype.base_dtype
+        if name in self._vars:
+            raise ValueError("A partitioner was provided, but an unpartitioned version of the "
+                             "variable was found: %s.  Perhaps a variable of the same name was "
+                             "already created without partitioning?" % name)
+        shape = as_shape(shape)
+        if from_value:
+            shape = shape.merge_with(initializer.shape)
+        partitions = None
+        if not reuse or partitioner:
+            partitions = _call_partitioner(partitioner, shape, dtype)
+        if name in self._partitioned_vars:
+            if reuse is False:
+                raise ValueError("Partitioned variable with name %s already exists. Did you "
+                                 "mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?"
+                                 % name)
+            found = self._partitioned_vars[name]
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError("Trying to reuse partitioned variable %s, but specified shape "
+                                 "%s and found shape %s." % (name, shape, found.get_shape()))
+            if not dtype.is_compatible_with(found.dtype):
+                raise ValueError("Trying to reuse partitioned variable %s, but specified dtype "
+                                 "%s and found dtype %s." % (name, dtype.name, found.dtype.name))
+            if partitions is not None and found._get_partitions() != partitions:
+                raise ValueError("Trying to reuse partitioned variable %s, but specified "
+                                 "partitions %s and found partitions %s."
+                                 % (name, partitions, found._get_partitions()))
+            return found
+        if reuse is True:
+            raise ValueError("PartitionedVariable %s does not exist, or was not created with "
+                             "tf.get_variable(). Did you mean to set reuse=False or "
+                             "reuse=tf.AUTO_REUSE in VarScope?" % name)
+        slice_dim, num_slices = _slice_dim_and_count(partitions)
+        if "%s/part_0" % name in self._vars:
+            if "%s/part_%d" % (name, num_slices - 1) not in self._vars:
+                raise ValueError("Partitioner returned a different partitioning than what was "
+                                 "already found.  Partitioner returned %d shards, and shard "
+                                 "%s/part_0 was found, but %s/part_%d was not."
+                                 % (num_slices, name, name, num_slices - 1))
+            if "%s/part_%d" % (name, num_slices) in self._vars:
+                raise ValueError("Partitioner returned a different partitioning than what was "
+                                 "already found.  Partitioner returned %d shards, and shard "
+                                 "%s/part_0 was found, but so was the extra shard %s/part_%d."
+                                 % (num_slices, name, name, num_slices))
+        parts = []
+        for i, (offset, part_shape) in enumerate(_iter_slices(shape.as_list(), num_slices,
+                                                              slice_dim)):
+            part_name = "%s/part_%d" % (name, i)
+            if from_value:
+                part_init, init_shape = array_ops.slice(initializer, offset, part_shape), None
+            else:
+                part_init, init_shape = initializer, part_shape
+            part = self._get_single_variable(
+                part_name, init_shape, dtype, part_init, regularizer, reuse, trainable,
+                collections, caching_device, validate_shape, use_resource, constraint,
+                synchronization, aggregation,
+                partition_info=_PartitionInfo(full_shape=shape.as_list(), var_offset=offset))
+            part._set_save_slice_info(Variable.SaveSliceInfo(name, shape.as_list(), offset,
+                                                             part_shape))
+            parts.append(part)
+        partitioned = PartitionedVariable(name=name, shape=shape, dtype=dtype,
+                                          variable_list=parts, partitions=partitions)
+        if _state.building_graph or self._store_eager_variables:
+            self._partitioned_vars[name] = partitioned
+        return partitioned
+
     def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                              trainable, collections, caching_device, validate_shape,
-                             use_resource, constraint, synchronization, aggregation):
+                             use_resource, constraint, synchronization, aggregation,
+                             partition_info=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -178,7 +369,7 @@ class _VariableStore(object):
             if shape.is_fully_defined():
                 if _accepts_partition_info(initializer):
                     init_val = functools.partial(initializer, shape.as_list(), dtype=dtype,
-                                                 partition_info=None)
+                                                 partition_info=partition_info)
                 else:
                     init_val = functools.partial(initializer, shape.as_list(), dtype=dtype)
                 variable_dtype = dtype

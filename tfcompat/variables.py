@@ -456,6 +456,35 @@ class Variable(object):
             raise NotImplementedError("%s is only available when eager execution is enabled; "
                                       "evaluate variable %s with Session.run" % (what, self._name))
 
+    # ---------------------------------------------------------------- partitions
+    class SaveSliceInfo(object):
+        """Where a part of a partitioned variable lies in the full variable it is saved as
+        (TF's `Variable.SaveSliceInfo`; `save_slice_info_def` protos are not supported)."""
+
+        def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None,
+                     save_slice_info_def=None, import_scope=None):
+            if save_slice_info_def is not None:
+                raise NotImplementedError("Variable.SaveSliceInfo(save_slice_info_def=...) is "
+                                          "not implemented by tfcompat")
+            self.full_name = full_name
+            self.full_shape = list(full_shape)
+            self.var_offset = list(var_offset)
+            self.var_shape = list(var_shape)
+
+        @property
+        def spec(self):
+            """TF's slice spec string: "<full shape> <offset>,<length>:..."."""
+            return " ".join("%d" % d for d in self.full_shape) + " " + ":".join(
+                "%d,%d" % (o, n) for o, n in zip(self.var_offset, self.var_shape))
+
+    _save_slice_info = None
+
+    def _set_save_slice_info(self, save_slice_info):
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
+
     # ---------------------------------------------------------------- creation
     @staticmethod
     def _variable_name(name):
@@ -774,6 +803,137 @@ class Variable(object):
         from torch.utils._pytree import tree_map
         return func(*tree_map(_unwrap_for_torch, args),
                     **tree_map(_unwrap_for_torch, kwargs or {}))
+
+
+@op(graph_name="ConcatPartitions")
+def _concat_partitions(parts, axis, name=None):
+    return torch.cat([to_torch(p) for p in parts], axis)
+
+
+class PartitionedVariable(object):
+    """TF1's PartitionedVariable: the parts `get_variable` made with a partitioner (each a
+    Variable with a SaveSliceInfo), sorted by offset. Iterating gives the parts; used as a
+    tensor it is their concatenation (an op over the parts, so gradients reach them);
+    `embedding_lookup` and the Saver treat it as its parts. Unlike TF, eager code may use it
+    too (TF makes one in eager mode but documents it as graph-only)."""
+
+    def __init__(self, name, shape, dtype, variable_list, partitions):
+        if not isinstance(variable_list, (list, tuple)):
+            raise TypeError("variable_list is not a list or tuple: %s" % (variable_list,))
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError("partitions is not a list or tuple: %s" % (partitions,))
+        if not all(p >= 1 for p in partitions):
+            raise ValueError("partition values must be positive: %s" % (partitions,))
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        if len(shape) != len(partitions):
+            raise ValueError("len(shape) != len(partitions): %s vs. %s" % (shape, partitions))
+        for v in variable_list:
+            info = v._get_save_slice_info()
+            if info is None:
+                raise ValueError("All variables must have a save_slice_info available: %s"
+                                 % [p.name for p in variable_list])
+            if info.full_shape != list(shape):
+                raise ValueError("All variables' full shapes must match shape: %s; but full "
+                                 "shapes were: %s" % (shape, info.full_shape))
+        self._variable_list = sorted(variable_list,
+                                     key=lambda v: v._get_save_slice_info().var_offset)
+        self._name = name
+        self._shape = as_shape(shape)
+        self._dtype = dtypes.as_dtype(dtype)
+        self._partitions = list(partitions)
+
+    def __iter__(self):
+        return iter(self._variable_list)
+
+    def __len__(self):
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise ValueError("Cannot get a length for %d > 1 partition axes" % len(axes))
+        return len(self._variable_list)
+
+    def _partition_axes(self):
+        if all(p == 1 for p in self._partitions):
+            return [0]
+        return [i for i, p in enumerate(self._partitions) if p > 1]
+
+    def _concat(self):
+        """The full value: the parts concatenated along the partition axis."""
+        return _concat_partitions(self._variable_list, self._partition_axes()[0],
+                                  name=self._name)
+
+    def as_tensor(self):
+        """The full value, outside the control dependencies of the current scope."""
+        if not _state.building_graph:
+            return self._concat()
+        from tfcompat.framework.graph import get_default_graph
+        with get_default_graph().control_dependencies(None):
+            return self._concat()
+
+    def _tfcompat_tensor_(self):
+        return to_torch(self.as_tensor())
+
+    def _graph_tensor(self, graph):
+        return self.as_tensor()
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    def _get_variable_list(self):
+        return self._variable_list
+
+    def _get_partitions(self):
+        return self._partitions
+
+    def _apply_assign_fn(self, assign_fn, value):
+        """Apply `assign_fn(part, value of that part)`: `value` is a list of part values, a
+        PartitionedVariable, or a full tensor split along the partition axis."""
+        from tfcompat.ops import array_ops
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError("Cannot do assign action along more than one dimension: "
+                                      "%s.  Multi-axis partition assign action is not "
+                                      "supported " % str(axes))
+        if isinstance(value, (list, PartitionedVariable)):
+            values = list(value)
+            if len(values) != len(self._variable_list):
+                raise ValueError("Expected %d part values for %s, got %d"
+                                 % (len(self._variable_list), self._name, len(values)))
+        else:
+            sizes = [v.shape[axes[0]] for v in self._variable_list]
+            values = array_ops.split(value, sizes, axis=axes[0])
+        return [assign_fn(v, part) for v, part in zip(self._variable_list, values)]
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        return self._assign_parts("assign", value, use_locking, name, read_value)
+
+    def assign_add(self, value, use_locking=False, name=None, read_value=True):
+        return self._assign_parts("assign_add", value, use_locking, name, read_value)
+
+    def assign_sub(self, value, use_locking=False, name=None, read_value=True):
+        return self._assign_parts("assign_sub", value, use_locking, name, read_value)
+
+    def _assign_parts(self, method, value, use_locking, name, read_value):
+        """The parts' own `method` results, one per part (TF's list)."""
+        return self._apply_assign_fn(
+            lambda v, part: getattr(v, method)(part, use_locking=use_locking, name=name,
+                                               read_value=read_value), value)
+
+    def __repr__(self):
+        return "<tf.PartitionedVariable '%s' shape=%s dtype=%s parts=%d>" % (
+            self._name, self._shape, self._dtype.name, len(self._variable_list))
 
 
 def _unwrap_for_torch(value):

@@ -11,9 +11,11 @@ import math
 import torch
 import torch.nn.functional as F
 
+from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors, random_seed
 from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_tensors,
                                     to_torch)
+from tfcompat.variables import PartitionedVariable
 
 _FLOATS = "half, bfloat16, float32, float64"
 
@@ -626,14 +628,16 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     return logits, targets
 
 
-@op(v1=["nn.nce_loss"])
-def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
-             sampled_values=None, remove_accidental_hits=False, partition_strategy="mod",
-             name="nce_loss"):
-    """Noise-contrastive estimation loss per example ([batch]), log-uniform sampler by default.
+def _partition_list(params):
+    """A PartitionedVariable as the list of its parts: TF's embedding and sampled-loss ops
+    take it so, each part one shard for the "mod"/"div" strategies (converted before the op,
+    which would otherwise see the concatenated value)."""
+    return list(params) if isinstance(params, PartitionedVariable) else params
 
-    Sampling reads values on the host (as TF's CPU sampler does).
-    """
+
+@op(graph_name="NceLoss")
+def _nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+              sampled_values, remove_accidental_hits, partition_strategy, name=None):
     logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled,
                                       num_classes, num_true, sampled_values, True,
                                       remove_accidental_hits, partition_strategy, None)
@@ -642,31 +646,53 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     return xent.sum(dim=1)
 
 
-@op(v2=["nn.nce_loss"])
+@tf_export(v1=["nn.nce_loss"])
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+             sampled_values=None, remove_accidental_hits=False, partition_strategy="mod",
+             name="nce_loss"):
+    """Noise-contrastive estimation loss per example ([batch]), log-uniform sampler by default.
+
+    Sampling reads values on the host (as TF's CPU sampler does).
+    """
+    return _nce_loss(_partition_list(weights), _partition_list(biases), labels, inputs,
+                     num_sampled, num_classes, num_true, sampled_values,
+                     remove_accidental_hits, partition_strategy, name=name)
+
+
+@tf_export(v2=["nn.nce_loss"])
 def nce_loss_v2(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
                 sampled_values=None, remove_accidental_hits=False, name="nce_loss"):
-    return nce_loss._tfcompat_impl(weights, biases, labels, inputs, num_sampled, num_classes,
-                                   num_true, sampled_values, remove_accidental_hits, "div")
+    return nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                    sampled_values, remove_accidental_hits, "div", name=name)
 
 
-@op(v1=["nn.sampled_softmax_loss"])
-def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
-                         num_true=1, sampled_values=None, remove_accidental_hits=True,
-                         partition_strategy="mod", name="sampled_softmax_loss", seed=None):
-    """Sampled softmax cross entropy per example ([batch])."""
+@op(graph_name="SampledSoftmaxLoss")
+def _sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
+                          num_true, sampled_values, remove_accidental_hits, partition_strategy,
+                          seed, name=None):
     logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled,
                                       num_classes, num_true, sampled_values, True,
                                       remove_accidental_hits, partition_strategy, seed)
     return -torch.sum(targets * F.log_softmax(logits, dim=1), dim=1)
 
 
-@op(v2=["nn.sampled_softmax_loss"])
+@tf_export(v1=["nn.sampled_softmax_loss"])
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
+                         num_true=1, sampled_values=None, remove_accidental_hits=True,
+                         partition_strategy="mod", name="sampled_softmax_loss", seed=None):
+    """Sampled softmax cross entropy per example ([batch])."""
+    return _sampled_softmax_loss(_partition_list(weights), _partition_list(biases), labels,
+                                 inputs, num_sampled, num_classes, num_true, sampled_values,
+                                 remove_accidental_hits, partition_strategy, seed, name=name)
+
+
+@tf_export(v2=["nn.sampled_softmax_loss"])
 def sampled_softmax_loss_v2(weights, biases, labels, inputs, num_sampled, num_classes,
                             num_true=1, sampled_values=None, remove_accidental_hits=True,
                             seed=None, name="sampled_softmax_loss"):
-    return sampled_softmax_loss._tfcompat_impl(
-        weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
-        remove_accidental_hits, "div", seed=seed)
+    return sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
+                                num_true, sampled_values, remove_accidental_hits, "div",
+                                name=name, seed=seed)
 
 
 # ---------------------------------------------------------------- convolution and pooling
@@ -1341,17 +1367,24 @@ def _embedding_lookup(params, ids, partition_strategy, max_norm):
     return result
 
 
-@op(v1=["nn.embedding_lookup"])
+@op(graph_name="EmbeddingLookup")
+def _embedding_lookup_op(params, ids, partition_strategy="mod", max_norm=None, name=None):
+    return _embedding_lookup(params, ids, partition_strategy, max_norm)
+
+
+@tf_export(v1=["nn.embedding_lookup"])
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
                      max_norm=None):
-    """Rows of `params` (a tensor, variable or list of partitions) at `ids`.
+    """Rows of `params` (a tensor, variable, list of partitions or PartitionedVariable) at
+    `ids`.
 
     Partitioned params are concatenated once per call; rows with norm above `max_norm` are
     scaled down in the result (params are not modified).
     """
-    return _embedding_lookup(params, ids, partition_strategy, max_norm)
+    return _embedding_lookup_op(_partition_list(params), ids, partition_strategy, max_norm,
+                                name=name)
 
 
-@op(v2=["nn.embedding_lookup"])
+@tf_export(v2=["nn.embedding_lookup"])
 def embedding_lookup_v2(params, ids, max_norm=None, name=None):
-    return _embedding_lookup(params, ids, "div", max_norm)
+    return embedding_lookup(params, ids, "div", name=name, max_norm=max_norm)

@@ -165,7 +165,10 @@ def write_text_atomic(path, text):
 def to_numpy(value):
     """(numpy array, tf DType) of a torch tensor, EagerTensor, numpy or string array.
 
-    bfloat16 comes back as its uint16 bit pattern (numpy has no bfloat16)."""
+    bfloat16 comes back as its uint16 bit pattern (numpy has no bfloat16); a tensor saved as
+    slices (tensor_bundle.TensorSlices) as the whole tensor."""
+    if isinstance(value, tensor_bundle.TensorSlices):
+        value = value.full()
     if isinstance(value, EagerTensor):
         value = value._t
     if isinstance(value, torch.Tensor):

@@ -75,14 +75,25 @@ def _slot_prefix(primary):
 def create_slot(primary, initializer, shape, dtype, name):
     """A slot variable for `primary`, named like TF's `slot_creator`: "<primary>/<name>",
     then "<primary>/<name>_1" ... (a default-named variable scope), on primary's device.
-    `initializer` is an initializer (then `shape`, `dtype` are used) or a tensor value."""
+    `initializer` is an initializer (then `shape`, `dtype` are used) or a tensor value.
+    A slot of a part of a partitioned variable is a part too (saved as a slice of
+    "<full name>/<slot name>", as TF's slot_creator)."""
     from tfcompat.variable_scope import get_variable, variable_scope
     device = primary.device if _graph_of(primary) is None else ""
     with context.device_scope(device), variable_scope(None, _slot_prefix(primary) + "/" + name):
         if ops.is_tensor(initializer):
-            return get_variable("", initializer=initializer, trainable=False)
-        return get_variable("", shape=shape, dtype=dtype, initializer=initializer,
-                            trainable=False)
+            slot = get_variable("", initializer=initializer, trainable=False)
+        else:
+            slot = get_variable("", shape=shape, dtype=dtype, initializer=initializer,
+                                trainable=False)
+    info = getattr(primary, "_save_slice_info", None)
+    rank = slot.shape.ndims
+    if info is not None and (rank is None or rank > 0):
+        slot_name = slot._shared_name[len(_slot_prefix(primary)) + 1:]
+        slot._set_save_slice_info(type(info)(info.full_name + "/" + slot_name,
+                                             info.full_shape[:rank], info.var_offset[:rank],
+                                             info.var_shape[:rank]))
+    return slot
 
 
 def _check_static_shape(primary):

@@ -3,8 +3,10 @@
 A Saver saves variables under their TF names (`var.op.name`) in our format
 (`checkpoint_format`) and restores from ours or from real TensorFlow checkpoints (read
 natively by `tensor_bundle`), including object-based ones (TF2 `tf.train.Checkpoint`), whose
-object graph maps variable names to keys. In graph mode values are read from and written to
-the given Session; in eager mode `sess` is not used (pass None).
+object graph maps variable names to keys. Parts of partitioned variables are saved as slices
+of the full variable under its name (our format: the full tensor; TF's: sliced entries) and
+restored from the full tensor, however the checkpoint's parts were cut. In graph mode values
+are read from and written to the given Session; in eager mode `sess` is not used (pass None).
 
 The `checkpoint` state file is TF's `CheckpointState` in protobuf text format
 (`model_checkpoint_path: "model.ckpt-3"` ...); the message class is built at runtime
@@ -25,7 +27,7 @@ import numpy as np
 from tfcompat._api import tf_export
 from tfcompat.framework import context, errors
 from tfcompat.train import checkpoint_format, tensor_bundle, tracking
-from tfcompat.variables import Variable
+from tfcompat.variables import PartitionedVariable, Variable
 
 _logger = logging.getLogger("tensorflow")
 _state = context.state
@@ -288,18 +290,73 @@ def _value_to_save(variable, session):
     return tracking.read_variable(variable, session)
 
 
+class _SlicedVariable(object):
+    """The parts of a partitioned variable, saved as the one tensor `checkpoint_key`: each
+    part a slice of it (TF's SliceSpec saveables). `_saver_value` gives the slices
+    (tensor_bundle.TensorSlices: TF's sliced entries, or the full tensor in our format);
+    `_saver_restore` takes the full tensor (TF's reader assembles slices) and gives each part
+    its slice, so the parts may be cut differently from those that were saved."""
+
+    def __init__(self, name, parts):
+        for part in parts:
+            if part._get_save_slice_info() is None:
+                raise ValueError("Variable %s is not a part of a partitioned variable (no "
+                                 "save slice info) but is saved in the slices of %s"
+                                 % (part.name, name))
+        self.name = self.checkpoint_key = name
+        self.parts = sorted(parts, key=lambda v: v._get_save_slice_info().var_offset)
+
+    def _saver_value(self, session):
+        full_shape = self.parts[0]._get_save_slice_info().full_shape
+        return tensor_bundle.TensorSlices(full_shape, [
+            (part._get_save_slice_info().var_offset, tracking.read_variable(part, session))
+            for part in self.parts])
+
+    def _saver_restore(self, value, session):
+        full_shape = self.parts[0]._get_save_slice_info().full_shape
+        if list(value.shape) != list(full_shape):
+            raise errors.InvalidArgumentError(
+                "Restoring from checkpoint failed: partitioned variable %s has full shape %s "
+                "but the checkpoint holds shape %s under that name"
+                % (self.name, full_shape, list(value.shape)))
+        for part in self.parts:
+            info = part._get_save_slice_info()
+            region = tensor_bundle.TensorSlices.region(info.var_offset, info.var_shape)
+            tracking.assign_variable(part, value[region], self.name, "checkpoint", session)
+
+
+def _parts(value):
+    """The parts of a PartitionedVariable or list of parts, else None."""
+    return list(value) if isinstance(value, (PartitionedVariable, list, tuple)) else None
+
+
 def _names_to_variables(var_list):
+    """{checkpoint key: variable or saveable}, as TF's op_list_to_dict: a PartitionedVariable,
+    and parts listed one by one, are saved under the full variable's name as slices."""
     if isinstance(var_list, dict):
-        items = list(var_list.items())
-    else:
         items = []
+        for name, value in var_list.items():
+            parts = _parts(value)
+            items.append((name, value if parts is None else _SlicedVariable(name, parts)))
+    else:
+        items, sliced = [], {}
         for var in var_list:
             if _is_saveable(var):
                 items.append((var.checkpoint_key, var))
                 continue
-            if not isinstance(var, Variable):
+            parts = [var] if isinstance(var, Variable) else _parts(var)
+            if parts is None or not all(isinstance(p, Variable) for p in parts):
                 raise TypeError("Variable to save is not a Variable: %r" % (var,))
-            items.append((var._shared_name, var))
+            for part in parts:
+                info = part._get_save_slice_info()
+                if info is None:
+                    items.append((part._shared_name, part))
+                else:
+                    sliced.setdefault(info.full_name, []).append(part)
+        for name, parts in sliced.items():
+            if any(key == name for key, _ in items):
+                raise ValueError("Mixing slices and non-slices with the same name: %s" % name)
+            items.append((name, _SlicedVariable(name, parts)))
     out = {}
     for name, var in items:
         if _is_saveable(var):

@@ -13,6 +13,11 @@ A TF checkpoint with prefix P is `P.index` plus `P.data-0000K-of-0000N`:
   of the bytes in the data file, slices of a partitioned tensor).
 - Data files hold the raw little-endian bytes of each tensor; a string tensor is its varint64
   lengths, the masked CRC32C of the lengths (as uint32), then the bytes.
+- A variable saved from parts (a TF1 PartitionedVariable) has an entry under its name with the
+  full dtype and shape, no bytes, and one `slices` extent list per part; each part's bytes are
+  an ordinary entry under TF's `EncodeTensorNameSlice` key (OrderedCode: 0, the name, the rank,
+  then start and length of every dimension), which sorts before every tensor name. Such keys
+  are not tensors: `keys()` lists the full name only and `get_tensor` assembles the slices.
 
 tensorboard ships no tensor_bundle.proto, so its messages are built at runtime from a
 descriptor (on tensorboard's TensorShapeProto / DataType / VersionDef). Any corruption found
@@ -22,6 +27,7 @@ import os
 import struct
 
 import numpy as np
+import torch
 
 from tfcompat.framework import dtypes, errors
 
@@ -170,6 +176,75 @@ def _put_varint(out, value):
         out.append((value & 0x7f) | 0x80)
         value >>= 7
     out.append(value)
+
+
+# ---------------------------------------------------------------- slice keys (OrderedCode)
+
+# TF's OrderedCode::kLengthToHeaderBits: the leading bits of a signed number's encoding.
+_SIGNED_HEADER_BITS = ((0, 0), (0x80, 0), (0xc0, 0), (0xe0, 0), (0xf0, 0), (0xf8, 0),
+                       (0xfc, 0), (0xfe, 0), (0xff, 0), (0xff, 0x80), (0xff, 0xc0))
+
+
+def _ordered_unsigned(value):
+    """OrderedCode::WriteNumIncreasing: a byte count, then the big-endian bytes."""
+    raw = value.to_bytes((value.bit_length() + 7) // 8, "big")
+    return bytes([len(raw)]) + raw
+
+
+def _ordered_string(data):
+    """OrderedCode::WriteString: 0x00 and 0xff escaped, then the terminator 0x00 0x01."""
+    out = bytearray()
+    for byte in data:
+        out += b"\x00\xff" if byte == 0 else b"\xff\x00" if byte == 0xff else bytes([byte])
+    return bytes(out) + b"\x00\x01"
+
+
+def _ordered_signed(value):
+    """OrderedCode::WriteSignedNumIncreasing (int64): 1 to 10 bytes, the length in the
+    leading bits."""
+    length = (~value if value < 0 else value).bit_length() // 7 + 1
+    encoded = bytearray(value.to_bytes(10, "big", signed=True)[10 - length:])
+    encoded[0] ^= _SIGNED_HEADER_BITS[length][0]
+    if length > 1:
+        encoded[1] ^= _SIGNED_HEADER_BITS[length][1]
+    return bytes(encoded)
+
+
+def slice_key(name, starts, lengths):
+    """TF's checkpoint::EncodeTensorNameSlice: the key of one slice's bytes (length -1 for a
+    whole dimension)."""
+    return (_ordered_unsigned(0) + _ordered_string(name.encode("utf-8")) +
+            _ordered_unsigned(len(starts)) +
+            b"".join(_ordered_signed(s) + _ordered_signed(n) for s, n in zip(starts, lengths)))
+
+
+def _is_slice_key(key):
+    return key[:1] == b"\x00"
+
+
+class TensorSlices(object):
+    """A tensor saved as slices (the parts of a partitioned variable): `full_shape` and
+    `slices`, a list of (starts, numpy array or torch tensor) covering it."""
+
+    def __init__(self, full_shape, slices):
+        self.full_shape = [int(d) for d in full_shape]
+        self.slices = list(slices)
+
+    @staticmethod
+    def region(starts, shape):
+        return tuple(slice(s, s + n) for s, n in zip(starts, shape))
+
+    def full(self):
+        """The whole tensor assembled from the slices: a torch tensor when they are, else
+        numpy (strings: an object array)."""
+        first = self.slices[0][1]
+        if isinstance(first, torch.Tensor):
+            full = torch.empty(self.full_shape, dtype=first.dtype, device=first.device)
+        else:
+            full = np.empty(self.full_shape, dtype=first.dtype)
+        for starts, value in self.slices:
+            full[self.region(starts, value.shape)] = value
+        return full
 
 
 # ---------------------------------------------------------------- snappy
@@ -341,6 +416,27 @@ def _handle_bytes(offset, size):
     return bytes(out)
 
 
+def _shortest_separator(start, limit):
+    """LevelDB's BytewiseComparator::FindShortestSeparator: a short key in [start, limit),
+    the index key of a data block that ends at `start` (as TF's table builder writes it)."""
+    common = 0
+    while common < min(len(start), len(limit)) and start[common] == limit[common]:
+        common += 1
+    if common < min(len(start), len(limit)):
+        byte = start[common]
+        if byte < 0xff and byte + 1 < limit[common]:
+            return start[:common] + bytes([byte + 1])
+    return start
+
+
+def _short_successor(key):
+    """LevelDB's FindShortSuccessor: a short key >= `key` (the last data block's index key)."""
+    for i, byte in enumerate(key):
+        if byte != 0xff:
+            return key[:i] + bytes([byte + 1])
+    return key
+
+
 def build_table(entries, block_size=4096):
     """Bytes of a table holding `entries` ((key bytes, value bytes), sorted, unique keys)."""
     out = bytearray()
@@ -352,15 +448,20 @@ def build_table(entries, block_size=4096):
         out.extend(struct.pack("<I", mask_crc(crc32c(block + b"\x00"))))
         return handle
 
-    index, pending, pending_size = [], [], 0
+    index, pending, pending_size, done = [], [], 0, None   # done: (last key, handle)
     for key, value in entries:
+        if done is not None:
+            index.append((_shortest_separator(done[0], key), done[1]))
+            done = None
         pending.append((key, value))
         pending_size += len(key) + len(value) + 8
         if pending_size >= block_size:
-            index.append((pending[-1][0], _handle_bytes(*emit(_build_block(pending)))))
+            done = (key, _handle_bytes(*emit(_build_block(pending))))
             pending, pending_size = [], 0
     if pending:
-        index.append((pending[-1][0], _handle_bytes(*emit(_build_block(pending)))))
+        done = (pending[-1][0], _handle_bytes(*emit(_build_block(pending))))
+    if done is not None:
+        index.append((_short_successor(done[0]), done[1]))
     metaindex = emit(_build_block([]))
     index_handle = emit(_build_block(index, restart_interval=1))
     footer = bytearray(_handle_bytes(*metaindex) + _handle_bytes(*index_handle))
@@ -402,11 +503,14 @@ class BundleReader(object):
         self.filename = index_filename(prefix)
         p = protos()
         self.entries = {}
+        self.slice_entries = {}
         header = None
         for key, value in read_table(self.filename):
             try:
                 if key == HEADER_KEY:
                     header = p["BundleHeaderProto"].FromString(value)
+                elif _is_slice_key(key):
+                    self.slice_entries[key] = p["BundleEntryProto"].FromString(value)
                 else:
                     self.entries[key.decode("utf-8")] = p["BundleEntryProto"].FromString(value)
             except Exception as e:  # protobuf's DecodeError, UnicodeDecodeError
@@ -450,9 +554,40 @@ class BundleReader(object):
     def get_tensor(self, key):
         entry = self._entry(key)
         if entry.slices:
-            raise errors.UnimplementedError(
-                "Tensor %s in %s is saved as %d slices of a partitioned variable; tfcompat "
-                "reads whole tensors only" % (key, self.prefix, len(entry.slices)))
+            return self._assemble_slices(key, entry)
+        return self._read_entry(key, entry)
+
+    def _assemble_slices(self, key, entry):
+        """The full tensor of a variable saved from parts, as TF reads it."""
+        shape = [d.size for d in entry.shape.dim]
+        slices, covered = [], 0
+        for extents in entry.slices:
+            if len(extents.extent) != len(shape):
+                raise errors.DataLossError("Unable to read %s: slice %s of %s does not match "
+                                           "its rank %d" % (self.filename, extents, key,
+                                                            len(shape)))
+            starts = [e.start for e in extents.extent]
+            lengths = [e.length if e.HasField("length") else -1 for e in extents.extent]
+            slice_entry = self.slice_entries.get(slice_key(key, starts, lengths))
+            if slice_entry is None:
+                raise errors.DataLossError("Unable to read %s: the bytes of slice %s of %s are "
+                                           "missing" % (self.filename, lengths, key))
+            part = self._read_entry(key, slice_entry)
+            wanted = [size if n < 0 else n for n, size in zip(lengths, shape)]
+            if list(part.shape) != wanted or any(
+                    s < 0 or s + n > size for s, n, size in zip(starts, wanted, shape)):
+                raise errors.DataLossError("Unable to read %s: slice of %s at %s has shape %s, "
+                                           "outside its shape %s" % (self.filename, key, starts,
+                                                                     list(part.shape), shape))
+            slices.append((starts, part))
+            covered += part.size
+        if covered != int(np.prod(shape, dtype=np.int64)):
+            raise errors.DataLossError("Unable to read %s: the slices of %s do not cover its "
+                                       "shape %s" % (self.filename, key, shape))
+        return TensorSlices(shape, slices).full()
+
+    def _read_entry(self, key, entry):
+        """The tensor stored whole in `entry` (the tensor `key` or one of its slices)."""
         dtype = self._dtype(key, entry)
         shape = [d.size for d in entry.shape.dim]
         if any(d < 0 for d in shape) or entry.shard_id >= self.num_shards or entry.size < 0:
@@ -537,34 +672,62 @@ def _string_bytes(array):
     return bytes(lengths) + checksum + b"".join(body), crc
 
 
+def _tensor_bytes(value):
+    """(array, dtype, data bytes, crc32c) of a tensor as a bundle stores it."""
+    from tfcompat.train.checkpoint_format import to_numpy
+    array, dtype = to_numpy(value)
+    if dtype == dtypes.string:
+        raw, crc = _string_bytes(array)
+    else:
+        raw = np.ascontiguousarray(array.astype(_numpy_dtype(dtype), copy=False)
+                                   ).reshape(-1).view(np.uint8)
+        crc = crc32c(raw)
+    return array, dtype, raw, crc
+
+
 def write_bundle(prefix, tensors):
-    """Write `tensors` ({name: numpy array or torch tensor}) as a TF checkpoint at `prefix`
-    (single shard, uncompressed index, as TF writes it). Data first, index last, each through
-    a temporary file and an atomic rename."""
+    """Write `tensors` ({name: numpy array, torch tensor or TensorSlices}) as a TF checkpoint
+    at `prefix` (single shard, uncompressed index, as TF writes it: data in name order, a
+    sliced tensor's slices in their order, as TF's BundleWriter::AddSlice). Data first, index
+    last, each through a temporary file and an atomic rename."""
     from tfcompat.train import checkpoint_format
-    p = protos()
+    entry_class = protos()["BundleEntryProto"]
     index_entries = []
-    data_path = data_filename(prefix, 0, 1)
     offset = 0
-    with checkpoint_format.atomic_file(data_path) as out:
+
+    def add(out, key, value):
+        nonlocal offset
+        array, dtype, raw, crc = _tensor_bytes(value)
+        entry = entry_class(dtype=dtype.as_datatype_enum, shard_id=0, offset=offset,
+                            size=len(raw), crc32c=mask_crc(crc))
+        entry.shape.SetInParent()  # a scalar's empty shape is written, as TF writes it
+        for d in array.shape:
+            entry.shape.dim.add(size=d)
+        out.write(raw)
+        offset += len(raw)
+        index_entries.append((key, entry.SerializeToString()))
+        return array, dtype
+
+    with checkpoint_format.atomic_file(data_filename(prefix, 0, 1)) as out:
         for name in sorted(tensors):
-            array, dtype = checkpoint_format.to_numpy(tensors[name])
-            if dtype == dtypes.string:
-                raw, crc = _string_bytes(array)
-            else:
-                raw = np.ascontiguousarray(array.astype(_numpy_dtype(dtype), copy=False)
-                                           ).reshape(-1).view(np.uint8)
-                crc = crc32c(raw)
-            entry = p["BundleEntryProto"](dtype=dtype.as_datatype_enum, shard_id=0,
-                                          offset=offset, size=len(raw), crc32c=mask_crc(crc))
-            for d in array.shape:
-                entry.shape.dim.add(size=d)
-            out.write(raw)
-            offset += len(raw)
-            index_entries.append((name.encode("utf-8"), entry.SerializeToString()))
-    header = p["BundleHeaderProto"](num_shards=1, endianness=0)
+            value = tensors[name]
+            if not isinstance(value, TensorSlices):
+                add(out, name.encode("utf-8"), value)
+                continue
+            full = entry_class()
+            for d in value.full_shape:
+                full.shape.dim.add(size=d)
+            for starts, part in value.slices:
+                shape = list(part.shape)
+                _, dtype = add(out, slice_key(name, starts, shape), part)
+                extents = full.slices.add()
+                for start, length in zip(starts, shape):
+                    extents.extent.add(start=start, length=length)
+            full.dtype = dtype.as_datatype_enum
+            index_entries.append((name.encode("utf-8"), full.SerializeToString()))
+    header = protos()["BundleHeaderProto"](num_shards=1, endianness=0)
     header.version.producer = 1
-    table = build_table([(HEADER_KEY, header.SerializeToString())] + index_entries)
+    table = build_table([(HEADER_KEY, header.SerializeToString())] + sorted(index_entries))
     with checkpoint_format.atomic_file(index_filename(prefix)) as out:
         out.write(table)
     return prefix

@@ -1,0 +1,336 @@
+"""Partitioned variables (TF1 partitioners, PartitionedVariable) and their checkpoints: TF's
+sliced tensor-bundle entries read and written, restores into other partitionings.
+
+The fixture tests/fixtures/tf1_partitioned was made by real TensorFlow (make_fixture.py there):
+emb [10, 5] in 3 parts (fixed_size_partitioner), dense/w [5, 3] in 2 parts (min_max), one
+AdamOptimizer step; expected.npz holds the full values TF gave.
+"""
+import os
+
+import numpy as np
+import pytest
+
+import tfcompat as tf
+from tfcompat.framework import errors
+from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.train import checkpoint_format, tensor_bundle
+from tfcompat.variables import PartitionedVariable
+
+v1 = tf.compat.v1
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "tf1_partitioned")
+INIT = os.path.join(FIXTURE, "init.ckpt")
+STEP1 = os.path.join(FIXTURE, "step1.ckpt")
+EXPECTED = dict(np.load(os.path.join(FIXTURE, "expected.npz")))
+
+
+def _fixture_graph(emb_parts=3, w_partitioner=None):
+    """The fixture's model (make_fixture.py), built by tfcompat."""
+    with v1.variable_scope("", partitioner=v1.fixed_size_partitioner(emb_parts)):
+        emb = v1.get_variable("emb", shape=[10, 5],
+                              initializer=v1.random_normal_initializer(seed=1))
+    with v1.variable_scope("dense"):
+        w = v1.get_variable("w", shape=[5, 3], initializer=v1.random_normal_initializer(seed=2),
+                            partitioner=w_partitioner or v1.min_max_variable_partitioner(
+                                max_partitions=2, min_slice_size=16))
+    ids = tf.constant(EXPECTED["ids"])
+    rows_mod = v1.nn.embedding_lookup(emb, ids, partition_strategy="mod")
+    rows_div = v1.nn.embedding_lookup(emb, ids, partition_strategy="div")
+    loss = tf.reduce_mean(tf.square(tf.matmul(rows_mod, w) - EXPECTED["y"]))
+    optimizer = v1.train.AdamOptimizer(0.1)
+    train = optimizer.minimize(loss)
+    return dict(emb=emb, w=w, rows_mod=rows_mod, rows_div=rows_div, loss=loss,
+                optimizer=optimizer, train=train)
+
+
+def _slots(model, name):
+    opt = model["optimizer"]
+    return [tf.concat([opt.get_slot(p, name) for p in model[v]], 0) for v in ("emb", "w")]
+
+
+# ---------------------------------------------------------------- partitioners
+
+
+def test_partitioners_match_tf():
+    float32 = tf.float32
+    assert v1.fixed_size_partitioner(3)(shape=TensorShape([10, 5]), dtype=float32) == [3, 1]
+    assert v1.fixed_size_partitioner(4, axis=1)(shape=TensorShape([10, 2]),
+                                                dtype=float32) == [1, 2]
+    # 60 bytes in 16-byte slices: 4, capped by max_partitions; by the axis size
+    min_max = v1.min_max_variable_partitioner(max_partitions=2, min_slice_size=16)
+    assert min_max(TensorShape([5, 3]), float32) == [2, 1]
+    assert v1.min_max_variable_partitioner(max_partitions=100, min_slice_size=16)(
+        TensorShape([3, 8]), float32) == [3, 1]
+    assert v1.min_max_variable_partitioner(max_partitions=8)(
+        TensorShape([1024, 1024]), float32) == [8, 1]
+    # 20 bytes per row, 2 rows per 40-byte shard: 5 shards; capped by max_shards
+    assert v1.variable_axis_size_partitioner(40)(TensorShape([10, 5]), float32) == [5, 1]
+    assert v1.variable_axis_size_partitioner(40, max_shards=3)(
+        TensorShape([10, 5]), float32) == [3, 1]
+    assert v1.variable_axis_size_partitioner(16, bytes_per_string_element=4)(
+        TensorShape([6]), tf.string) == [2]
+    with pytest.raises(ValueError, match="must be positive"):
+        v1.variable_axis_size_partitioner(0)
+    with pytest.raises(ValueError, match="Cannot partition variable along axis 2"):
+        v1.min_max_variable_partitioner(axis=2)(TensorShape([5, 3]), float32)
+
+
+# ---------------------------------------------------------------- get_variable
+
+
+def test_get_variable_makes_parts_named_and_cut_like_tf():
+    with tf.Graph().as_default():
+        model = _fixture_graph()
+        emb, w = model["emb"], model["w"]
+        assert isinstance(emb, PartitionedVariable)
+        assert emb.name == "emb" and emb.shape.as_list() == [10, 5]
+        assert [p.name for p in emb] == ["emb/part_0:0", "emb/part_1:0", "emb/part_2:0"]
+        assert [p.shape.as_list() for p in emb] == [[4, 5], [3, 5], [3, 5]]
+        assert [p.shape.as_list() for p in w] == [[3, 3], [2, 3]]
+        assert len(emb) == 3 and emb._get_partitions() == [3, 1]
+        assert [p._get_save_slice_info().spec for p in emb] == \
+            ["10 5 0,4:0,5", "10 5 4,3:0,5", "10 5 7,3:0,5"]
+        assert [v.op.name for v in v1.global_variables()] == \
+            list(EXPECTED["global_variables"])
+        slot = model["optimizer"].get_slot(list(emb)[1], "m")
+        assert slot._get_save_slice_info().full_name == "emb/Adam"
+        assert slot._get_save_slice_info().var_offset == [4, 0]
+        assert tf.convert_to_tensor(emb).shape.as_list() == [10, 5]
+
+
+def test_reuse_and_partitioning_errors_follow_tf():
+    with tf.Graph().as_default():
+        part = v1.fixed_size_partitioner(2)
+        with v1.variable_scope("s", partitioner=part):
+            a = v1.get_variable("a", shape=[4, 2])
+        with v1.variable_scope("s", reuse=True):
+            assert v1.get_variable("a") is a        # no partitioner needed to reuse
+        with v1.variable_scope("s", reuse=True, partitioner=v1.fixed_size_partitioner(3)):
+            with pytest.raises(ValueError, match="specified partitions"):
+                v1.get_variable("a", shape=[4, 2])
+        with v1.variable_scope("s", partitioner=part):
+            with pytest.raises(ValueError, match="already exists"):
+                v1.get_variable("a", shape=[4, 2])
+        with v1.variable_scope("s"):
+            with pytest.raises(ValueError, match="partitioned version"):
+                v1.get_variable("a", shape=[4, 2])
+            with pytest.raises(ValueError, match="Partitioner must be callable"):
+                v1.get_variable("b", shape=[4, 2], partitioner=3)
+            with pytest.raises(ValueError, match="only one dimension|one dimension"):
+                v1.get_variable("c", shape=[4, 4], partitioner=lambda shape, dtype: [2, 2])
+            with pytest.raises(ValueError, match="fully defined"):
+                v1.get_variable("d", shape=[None, 2], partitioner=part)
+            scalar = v1.get_variable("e", shape=[], partitioner=part)  # scalars: not cut
+            assert scalar.shape.as_list() == []
+
+
+def test_initializer_sees_partition_info_and_value_initializers_are_sliced():
+    seen = []
+
+    def init(shape, dtype=None, partition_info=None):
+        seen.append((list(shape), partition_info.full_shape, partition_info.var_offset,
+                     partition_info.single_offset(shape)))
+        return tf.fill(shape, float(partition_info.var_offset[0]))
+
+    with tf.Graph().as_default():
+        a = v1.get_variable("a", shape=[5, 2], initializer=init,
+                            partitioner=v1.fixed_size_partitioner(2))
+        b = v1.get_variable("b", initializer=tf.constant(np.arange(6.0, dtype=np.float32)),
+                            partitioner=v1.fixed_size_partitioner(4))
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            full_a, full_b, first_b = sess.run([a.as_tensor(), b.as_tensor(), list(b)[0]])
+    assert seen == [([3, 2], [5, 2], [0, 0], 0), ([2, 2], [5, 2], [3, 0], 3)]
+    np.testing.assert_array_equal(full_a, [[0, 0]] * 3 + [[3, 3]] * 2)
+    np.testing.assert_array_equal(full_b, np.arange(6.0))
+    np.testing.assert_array_equal(first_b, [0.0, 1.0])
+
+
+def test_create_partitioned_variables():
+    with tf.Graph().as_default():
+        parts = v1.create_partitioned_variables([7, 2], [3, 1], v1.zeros_initializer(),
+                                                name="table")
+        assert [p.op.name for p in parts] == ["table/part_0", "table/part_1", "table/part_2"]
+        assert [p.shape.as_list() for p in parts] == [[3, 2], [2, 2], [2, 2]]
+
+
+# ---------------------------------------------------------------- values vs TensorFlow
+
+
+def test_graph_training_step_matches_tensorflow():
+    with tf.Graph().as_default():
+        model = _fixture_graph()
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, INIT)
+            got = sess.run([model["emb"].as_tensor(), model["w"].as_tensor(),
+                            model["rows_mod"], model["rows_div"], model["loss"]])
+            for key, value in zip(["emb", "w", "rows_mod", "rows_div", "loss"], got):
+                np.testing.assert_allclose(value, EXPECTED["init_" + key], rtol=1e-5, atol=1e-6)
+            sess.run(model["train"])
+            got = sess.run([model["emb"].as_tensor(), model["w"].as_tensor()] +
+                           _slots(model, "m") + _slots(model, "v"))
+    for key, value in zip(["emb", "w", "emb_m", "w_m", "emb_v", "w_v"], got):
+        np.testing.assert_allclose(value, EXPECTED["step1_" + key], rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_lookup_mod_and_div_vs_numpy_eager():
+    full = np.arange(11 * 3, dtype=np.float32).reshape(11, 3)
+    pv = v1.get_variable("table", initializer=tf.constant(full),
+                         partitioner=v1.fixed_size_partitioner(4))
+    assert [p.shape.as_list() for p in pv] == [[3, 3], [3, 3], [3, 3], [2, 3]]
+    ids = np.array([[0, 10], [5, 7], [3, 3]])
+    offsets = np.array([0, 3, 6, 9])
+    mod_rows = offsets[ids % 4] + ids // 4
+    np.testing.assert_array_equal(v1.nn.embedding_lookup(pv, ids).numpy(), full[mod_rows])
+    # "div" gives contiguous id ranges, which is how the parts are cut: the full table's rows
+    np.testing.assert_array_equal(
+        v1.nn.embedding_lookup(pv, ids, partition_strategy="div").numpy(), full[ids])
+    np.testing.assert_array_equal(tf.compat.v2.nn.embedding_lookup(pv, ids).numpy(), full[ids])
+    np.testing.assert_array_equal(tf.convert_to_tensor(pv).numpy(), full)
+
+
+def test_eager_gradients_reach_the_parts():
+    pv = v1.get_variable("g", initializer=tf.constant(np.ones((5, 2), np.float32)),
+                         partitioner=v1.fixed_size_partitioner(2))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v1.nn.embedding_lookup(pv, [0, 1, 1]) * 2.0)
+    grads = tape.gradient(loss, list(pv))
+    # mod over 2 parts: id 0 -> part 0 row 0, id 1 -> part 1 row 0 (twice)
+    np.testing.assert_array_equal(tf.convert_to_tensor(grads[0]).numpy(),
+                                  [[2, 2], [0, 0], [0, 0]])
+    np.testing.assert_array_equal(tf.convert_to_tensor(grads[1]).numpy(), [[4, 4], [0, 0]])
+
+
+def test_assign_splits_the_full_value():
+    with tf.Graph().as_default():
+        pv = v1.get_variable("a", shape=[5, 2], partitioner=v1.fixed_size_partitioner(2))
+        value = np.arange(10, dtype=np.float32).reshape(5, 2)
+        assign = pv.assign(value)
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            sess.run(assign)
+            np.testing.assert_array_equal(sess.run(pv.as_tensor()), value)
+            sess.run(pv.assign_add([np.ones((3, 2), np.float32), np.ones((2, 2), np.float32)]))
+            np.testing.assert_array_equal(sess.run(pv.as_tensor()), value + 1)
+
+
+# ---------------------------------------------------------------- reading TF's sliced bundles
+
+
+def test_reader_assembles_tf_slices():
+    reader = v1.train.load_checkpoint(STEP1)
+    listed = v1.train.list_variables(STEP1)
+    assert [name for name, _ in listed] == list(EXPECTED["listed_names"])
+    assert [str(shape) for _, shape in listed] == list(EXPECTED["listed_shapes"])
+    for key, name in [("emb", "emb"), ("w", "dense/w"), ("emb_m", "emb/Adam"),
+                      ("emb_v", "emb/Adam_1"), ("w_m", "dense/w/Adam"), ("w_v", "dense/w/Adam_1")]:
+        np.testing.assert_array_equal(reader.get_tensor(name), EXPECTED["step1_" + key])
+    assert reader.get_variable_to_shape_map()["emb"] == [10, 5]
+
+
+def test_slice_keys_are_tfs_ordered_code():
+    keys = tensor_bundle.BundleReader(STEP1).slice_entries
+    key = tensor_bundle.slice_key("emb", [7, 0], [3, 5])
+    assert key == b"\x00emb\x00\x01\x01\x02\x87\x83\x80\x85" and key in keys
+    assert len(keys) == 15
+    # OrderedCode::WriteSignedNumIncreasing beyond one byte, and the string escapes
+    assert [tensor_bundle._ordered_signed(v).hex() for v in (-1, 63, 64, -65, 1000, 2 ** 40)] \
+        == ["7f", "bf", "c040", "3fbf", "c3e8", "fd0000000000"]
+    assert tensor_bundle._ordered_string(b"a\x00\xffb") == b"a\x00\xff\xff\x00b\x00\x01"
+
+
+def test_restore_three_parts_into_two_and_into_a_plain_variable():
+    with tf.Graph().as_default():
+        emb = v1.get_variable("emb", shape=[10, 5], partitioner=v1.fixed_size_partitioner(2))
+        w = v1.get_variable("dense/w", shape=[5, 3])
+        assert [p.shape.as_list() for p in emb] == [[5, 5], [5, 5]]
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, STEP1)
+            np.testing.assert_array_equal(sess.run(emb.as_tensor()), EXPECTED["step1_emb"])
+            np.testing.assert_array_equal(sess.run(list(emb)[1]), EXPECTED["step1_emb"][5:])
+            np.testing.assert_array_equal(sess.run(w), EXPECTED["step1_w"])
+
+
+def test_eager_saver_restores_a_partitioned_variable():
+    emb = v1.get_variable("emb", shape=[10, 5], partitioner=v1.fixed_size_partitioner(4))
+    v1.train.Saver([emb]).restore(None, STEP1)
+    np.testing.assert_array_equal(tf.convert_to_tensor(emb).numpy(), EXPECTED["step1_emb"])
+    assert [p.shape.as_list() for p in emb] == [[3, 5], [3, 5], [2, 5], [2, 5]]
+
+
+def test_wrong_full_shape_is_an_invalid_argument():
+    with tf.Graph().as_default():
+        emb = v1.get_variable("emb", shape=[9, 5], partitioner=v1.fixed_size_partitioner(2))
+        saver = v1.train.Saver([emb])
+        with v1.Session() as sess:
+            with pytest.raises(errors.InvalidArgumentError, match="full shape"):
+                saver.restore(sess, STEP1)
+
+
+def test_missing_slice_bytes_are_data_loss(tmp_path):
+    table = tensor_bundle.read_table(STEP1 + ".index")
+    dropped = [(k, v) for k, v in table if k != tensor_bundle.slice_key("emb", [4, 0], [3, 5])]
+    prefix = str(tmp_path / "broken")
+    with open(prefix + ".index", "wb") as f:
+        f.write(tensor_bundle.build_table(dropped))
+    with open(STEP1 + ".data-00000-of-00001", "rb") as src, \
+            open(prefix + ".data-00000-of-00001", "wb") as dst:
+        dst.write(src.read())
+    reader = v1.train.load_checkpoint(prefix)
+    np.testing.assert_array_equal(reader.get_tensor("dense/w"), EXPECTED["step1_w"])
+    with pytest.raises(errors.DataLossError, match="slice"):
+        reader.get_tensor("emb")
+
+
+# ---------------------------------------------------------------- writing
+
+
+def test_our_format_saves_the_full_tensor(tmp_path):
+    prefix = str(tmp_path / "model.ckpt")
+    with tf.Graph().as_default():
+        _fixture_graph()
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, STEP1)
+            saver.save(sess, prefix, write_meta_graph=False)
+    assert os.path.exists(prefix + checkpoint_format.SUFFIX)
+    assert v1.train.list_variables(prefix) == [
+        (name, eval(shape)) for name, shape in zip(EXPECTED["listed_names"],
+                                                   EXPECTED["listed_shapes"])]
+    reader = v1.train.load_checkpoint(prefix)
+    np.testing.assert_array_equal(reader.get_tensor("emb"), EXPECTED["step1_emb"])
+    np.testing.assert_array_equal(reader.get_tensor("dense/w/Adam_1"), EXPECTED["step1_w_v"])
+
+
+def test_tensorflow_format_is_byte_identical_to_tfs(tmp_path, monkeypatch):
+    """Restored from TF's checkpoint and saved again, our bundle is TF's, byte for byte."""
+    monkeypatch.setenv("TFCOMPAT_CHECKPOINT_FORMAT", "tensorflow")
+    prefix = str(tmp_path / "model.ckpt")
+    with tf.Graph().as_default():
+        _fixture_graph()
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            saver.restore(sess, STEP1)
+            saver.save(sess, prefix, write_meta_graph=False)
+    for suffix in (".index", ".data-00000-of-00001"):
+        with open(prefix + suffix, "rb") as ours, open(STEP1 + suffix, "rb") as tfs:
+            assert ours.read() == tfs.read(), suffix
+
+
+def test_tensorflow_format_round_trip_into_other_partitionings(tmp_path, monkeypatch):
+    monkeypatch.setenv("TFCOMPAT_CHECKPOINT_FORMAT", "tensorflow")
+    prefix = str(tmp_path / "eager.ckpt")
+    full = np.arange(14, dtype=np.float32).reshape(7, 2)
+    table = v1.get_variable("t", initializer=tf.constant(full),
+                            partitioner=v1.fixed_size_partitioner(3))
+    v1.train.Saver([table]).save(None, prefix)
+    entry = tensor_bundle.BundleReader(prefix).entries["t"]
+    assert [[(e.start, e.length) for e in s.extent] for s in entry.slices] == \
+        [[(0, 3), (0, 2)], [(3, 2), (0, 2)], [(5, 2), (0, 2)]]
+    other = v1.get_variable("t", shape=[7, 2], partitioner=v1.fixed_size_partitioner(2))
+    v1.train.Saver({"t": other}).restore(None, prefix)
+    np.testing.assert_array_equal(tf.convert_to_tensor(other).numpy(), full)
+    plain = tf.Variable(np.zeros((7, 2), np.float32))
+    v1.train.Saver({"t": plain}).restore(None, prefix)
+    np.testing.assert_array_equal(plain.numpy(), full)
