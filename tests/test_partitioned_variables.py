@@ -334,3 +334,16 @@ def test_tensorflow_format_round_trip_into_other_partitionings(tmp_path, monkeyp
     plain = tf.Variable(np.zeros((7, 2), np.float32))
     v1.train.Saver({"t": plain}).restore(None, prefix)
     np.testing.assert_array_equal(plain.numpy(), full)
+
+
+def test_default_glorot_uses_the_full_variables_fans():
+    """TF1's VarianceScaling draws each part with the full shape's fans: glorot_uniform's limit
+    for [1000, 2] is sqrt(6 / 1002) = 0.077 (a [100, 2] part alone would allow 0.243)."""
+    with tf.Graph().as_default():
+        table = v1.get_variable("t", shape=[1000, 2], partitioner=v1.fixed_size_partitioner(10))
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            values = sess.run(table.as_tensor())
+    limit = np.sqrt(6.0 / 1002)
+    assert np.abs(values).max() <= limit
+    assert np.abs(values).max() > 0.9 * limit

@@ -10,6 +10,7 @@ Seeds: TF1 classes with a seed continue one sequence per (global seed, op seed) 
 ops; TF2 / Keras classes with a seed give the same values on every call, like TF2's stateless
 initializers.
 """
+import copy
 import math
 
 import numpy as np
@@ -295,11 +296,22 @@ class VarianceScaling(Initializer):
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
         self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
 
+    _fan_shape = None   # the full variable's shape when drawing one part of it
+
+    def __call__(self, shape, dtype=None, partition_info=None, **kwargs):
+        """TF1: a part of a partitioned variable is scaled by the full variable's fans
+        (`partition_info.full_shape`), so its values spread as the whole variable's would."""
+        if partition_info is None:
+            return super(VarianceScaling, self).__call__(shape, dtype, **kwargs)
+        whole = copy.copy(self)
+        whole._fan_shape = list(partition_info.full_shape)
+        return super(VarianceScaling, whole).__call__(shape, dtype, **kwargs)
+
     def _check_dtype(self, dtype):
         return _assert_float_dtype(dtype)
 
     def _generate(self, shape, dtype, gen, device):
-        fan_in, fan_out = _compute_fans(shape)
+        fan_in, fan_out = _compute_fans(self._fan_shape or shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out,
                "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1., fan)
