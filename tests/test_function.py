@@ -218,3 +218,47 @@ def test_variable_initialized_from_a_function_input_is_refused():
 
     with pytest.raises(ValueError, match="depends on the function's inputs"):
         f(tf.constant(1.0))
+
+
+def test_pretty_printed_concrete_signatures_in_tfs_format():
+    # Text from TF 2.21 for the same traces (tensorflow/docs guide/function, intro_to_graphs).
+    @tf.function
+    def my_relu(x):
+        return tf.maximum(0., x)
+
+    my_relu(tf.constant(5.5))
+    my_relu([1, -1])
+    assert my_relu.pretty_printed_concrete_signatures() == (
+        "Input Parameters:\n"
+        "  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.float32, name=None)\n"
+        "Output Type:\n  TensorSpec(shape=(), dtype=tf.float32, name=None)\n"
+        "Captures:\n  None\n\n"
+        "Input Parameters:\n  x (POSITIONAL_OR_KEYWORD): List[Literal[1], Literal[-1]]\n"
+        "Output Type:\n  TensorSpec(shape=(2,), dtype=tf.float32, name=None)\n"
+        "Captures:\n  None")
+    assert my_relu.pretty_printed_concrete_signatures(verbose=False).splitlines()[1] == \
+        "(x: List[Literal[1], Literal[-1]]) -> TensorSpec(shape=(2,), dtype=tf.float32, name=None)"
+
+    @tf.function
+    def structured(a, b=2, *, c=None):
+        return {"s": a + b, "p": (a, a)}
+
+    text = structured.get_concrete_function(tf.constant(1), 3).pretty_printed_signature()
+    assert text.splitlines()[1:5] == [
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)",
+        "  b (POSITIONAL_OR_KEYWORD): Literal[3]", "  c (KEYWORD_ONLY): Literal[None]",
+        "Output Type:"]
+    assert text.splitlines()[5] == (
+        "  Dict[['s', TensorSpec(shape=(), dtype=tf.int32, name=None)], ['p', Tuple["
+        "TensorSpec(shape=(), dtype=tf.int32, name=None), "
+        "TensorSpec(shape=(), dtype=tf.int32, name=None)]]]")
+
+    scale = tf.Variable(2.0)
+
+    @tf.function
+    def scaled(x):
+        return x * scale
+
+    scaled(tf.constant(1.0))
+    captures = scaled.pretty_printed_concrete_signatures().split("Captures:\n")[1]
+    assert captures.endswith(": TensorSpec(shape=(), dtype=tf.resource, name=None)")

@@ -15,6 +15,7 @@ Where we differ: the GraphModule is not passed through torch.compile yet. As in 
 the Python body on every call.
 """
 import functools
+import inspect
 import threading
 import weakref
 
@@ -74,11 +75,39 @@ def _functions_run_eagerly():
     return functions_run_eagerly()
 
 
+def _trace_type(value):
+    """A value as TF's FunctionType prints it: TensorSpec for tensors, Literal[...] for Python
+    constants, List / Tuple / Dict of those, the type's name for other objects."""
+    if isinstance(value, TensorSpec):
+        return repr(value)
+    if isinstance(value, (SymbolicTensor, EagerTensor)):
+        return repr(TensorSpec(value.shape, value.dtype))
+    if _is_tensor_arg(value):
+        return repr(TensorSpec(value.shape, dtypes.as_dtype(value.dtype)))
+    if isinstance(value, list):
+        return "List[%s]" % ", ".join(_trace_type(item) for item in value)
+    if isinstance(value, tuple):
+        return "Tuple[%s]" % ", ".join(_trace_type(item) for item in value)
+    if isinstance(value, dict):
+        return "Dict[%s]" % ", ".join("[%r, %s]" % (key, _trace_type(item))
+                                      for key, item in value.items())
+    if value is None or isinstance(value, (bool, int, float, str, bytes)):
+        return "Literal[%r]" % (value,)
+    return type(value).__name__
+
+
+def _capture_spec(node):
+    if node.meta["input_kind"] == "variable":
+        return "TensorSpec(shape=(), dtype=tf.resource, name=None)"
+    return _trace_type(node.meta["tf_tensor"])
+
+
 class ConcreteFunction(object):
     """One trace of a Function: its graph and the module that runs it."""
 
-    def __init__(self, graph, placeholders, outputs):
+    def __init__(self, graph, placeholders, outputs, parameters=()):
         self.graph = graph
+        self._parameters = list(parameters)
         self.inputs = placeholders
         self.structured_outputs = outputs
         flat = [t for t in _flatten(outputs) if isinstance(t, SymbolicTensor)]
@@ -89,6 +118,22 @@ class ConcreteFunction(object):
     @property
     def outputs(self):
         return list(self._flat_outputs)
+
+    def pretty_printed_signature(self, verbose=True):
+        """TF 2.13+'s text: input parameters (name, kind, type), output type and captures
+        (`verbose`), or `(x: type, ...) -> type`. Captures are numbered by tfcompat's graph
+        inputs, not TF's tensor ids."""
+        output = _trace_type(self.structured_outputs)
+        if not verbose:
+            return "(%s) -> %s" % (", ".join("%s: %s" % (name, _trace_type(value))
+                                             for name, _, value in self._parameters), output)
+        captures = ["  %d: %s" % (id(node), _capture_spec(node)) for node in self._extra
+                    if node.meta["input_kind"] in ("variable", "capture")]
+        return "\n".join(
+            ["Input Parameters:"] +
+            ["  %s (%s): %s" % (name, kind, _trace_type(value))
+             for name, kind, value in self._parameters] +
+            ["Output Type:", "  " + output, "Captures:"] + (captures or ["  None"]))
 
     def _run(self, input_values):
         values = run_module(self._module, input_values, self._extra)
@@ -231,7 +276,25 @@ class Function(object):
             flat = [symbolic(leaf) for leaf in _flatten((list(args), kwargs))]
             sym_args, sym_kwargs = _pack_as((list(args), kwargs), flat)
             outputs = self._converted(*sym_args, **sym_kwargs)
-        return ConcreteFunction(graph, placeholders, outputs)
+        return ConcreteFunction(graph, placeholders, outputs,
+                                self._parameters(args, kwargs))
+
+    def _parameters(self, args, kwargs):
+        """(name, kind, value) of each parameter of a call, defaults included, as TF's
+        FunctionType lists them; nothing when the function's signature cannot be read."""
+        try:
+            bound = inspect.signature(self._python_function).bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return []
+        bound.apply_defaults()
+        parameters = bound.signature.parameters
+        return [(name, parameters[name].kind.name, value)
+                for name, value in bound.arguments.items()]
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Each trace's `pretty_printed_signature`, in tracing order (TF 2.13+ format)."""
+        return ("\n\n" if verbose else "\n").join(
+            concrete.pretty_printed_signature(verbose) for concrete in self._concrete.values())
 
     def get_concrete_function(self, *args, **kwargs):
         if self._input_signature is not None:
