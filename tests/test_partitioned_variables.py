@@ -347,3 +347,28 @@ def test_default_glorot_uses_the_full_variables_fans():
     limit = np.sqrt(6.0 / 1002)
     assert np.abs(values).max() <= limit
     assert np.abs(values).max() > 0.9 * limit
+
+
+def test_init_from_checkpoint_gives_parts_their_slices():
+    with tf.Graph().as_default():
+        with v1.variable_scope("new"):
+            emb = v1.get_variable("emb", shape=[10, 5], partitioner=v1.fixed_size_partitioner(2))
+            w = v1.get_variable("w", shape=[5, 3], partitioner=v1.fixed_size_partitioner(3))
+        m = v1.get_variable("m", shape=[10, 5], partitioner=v1.fixed_size_partitioner(4))
+        v1.train.init_from_checkpoint(STEP1, {"emb": "new/emb", "dense/w": list(w),
+                                              "emb/Adam": m})
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            got = sess.run([emb.as_tensor(), w.as_tensor(), m.as_tensor()])
+    for value, key in zip(got, ["emb", "w", "emb_m"]):
+        np.testing.assert_array_equal(value, EXPECTED["step1_" + key])
+
+
+def test_init_from_checkpoint_scope_mapping_with_parts():
+    with tf.Graph().as_default():
+        with v1.variable_scope("dense"):
+            w = v1.get_variable("w", shape=[5, 3], partitioner=v1.fixed_size_partitioner(2))
+        v1.train.init_from_checkpoint(STEP1, {"dense/": "dense/"})
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(w.as_tensor()), EXPECTED["step1_w"])

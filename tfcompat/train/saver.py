@@ -578,50 +578,88 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
 # ---------------------------------------------------------------- init_from_checkpoint
 
 
-def _set_initializer(variable, reader, key):
+def _set_initializer(variable, value, key, source):
     """The variable's initializer loads the checkpoint value (graph mode, as TF does);
     eager variables take it at once."""
-    value = reader.get_value(key)
     if variable._graph is None:
-        tracking.assign_variable(variable, value, key, reader.prefix)
+        tracking.assign_variable(variable, value, key, source)
         return
     from tfcompat.client.session import running_session
 
     def initialize():
-        tracking.assign_variable(variable, value, key, reader.prefix, running_session())
+        tracking.assign_variable(variable, value, key, source, running_session())
 
     variable._initializer_op = variable._graph.record_custom(
         initialize, "Assign", [], None, name=variable._shared_name + "/Assign/")
+
+
+def _set_initializers(var_or_parts, reader, key):
+    """Initialize a variable from checkpoint tensor `key`, or the parts of a partitioned one
+    each from its slice of it (TF's slice spec)."""
+    value = reader.get_value(key)
+    if isinstance(var_or_parts, Variable):
+        _set_initializer(var_or_parts, value, key, reader.prefix)
+        return
+    for part in var_or_parts:
+        info = part._get_save_slice_info()
+        if info is None or list(value.shape) != info.full_shape:
+            raise ValueError("Shape of partitioned variable %s (%s) doesn't match with shape of "
+                             "tensor %s (%s) from checkpoint reader." % (
+                                 part.name, None if info is None else info.full_shape, key,
+                                 list(value.shape)))
+        region = tensor_bundle.TensorSlices.region(info.var_offset, info.var_shape)
+        _set_initializer(part, value[region], key, reader.prefix)
+
+
+def _store_variable(name, store):
+    """Variable `name` of the variable store, or the list of its parts "name/part_0",
+    "name/part_1", ... when it is partitioned, or None."""
+    if name in store:
+        return store[name]
+    parts = []
+    while "%s/part_%d" % (name, len(parts)) in store:
+        parts.append(store["%s/part_%d" % (name, len(parts))])
+    return parts or None
+
+
+def _is_part_list(value):
+    return isinstance(value, PartitionedVariable) or (
+        isinstance(value, list) and value and all(isinstance(v, Variable) for v in value))
 
 
 @tf_export(v1=["train.init_from_checkpoint"])
 def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     """Initialize variables made by `get_variable` from a checkpoint, by `assignment_map`:
     {'ckpt_scope/': 'scope/'} (every variable under a scope), {'/': '/'} (all, by name),
-    {'ckpt/name': 'scope/name'} or {'ckpt/name': variable}. Graph variables get an
-    initializer that loads the value; eager ones are assigned at once."""
+    {'ckpt/name': 'scope/name'} or {'ckpt/name': variable or list of parts}. Graph variables
+    get an initializer that loads the value; eager ones are assigned at once. A partitioned
+    variable is named by its full name and its parts take their slices of the tensor (here a
+    PartitionedVariable is also accepted as the list of its parts)."""
     from tfcompat.variable_scope import _get_default_variable_store
     reader = checkpoint_format.open_reader(_as_str(ckpt_dir_or_file))
     shapes = {k: reader.shape(k) for k in reader.keys()}
     store = _get_default_variable_store()._vars
     items = assignment_map.items() if isinstance(assignment_map, dict) else assignment_map
     for ckpt_name, target in sorted(items, key=lambda kv: kv[0]):
-        var = target if isinstance(target, Variable) else store.get(target)
+        var = target if isinstance(target, Variable) or _is_part_list(target) else \
+            _store_variable(target, store)
         if var is not None:
             if ckpt_name not in shapes:
                 raise ValueError("Tensor %s is not found in %s checkpoint %s"
                                  % (ckpt_name, ckpt_dir_or_file, shapes))
-            if not var.shape.is_compatible_with(shapes[ckpt_name]):
+            if isinstance(var, Variable) and \
+                    not var.shape.is_compatible_with(shapes[ckpt_name]):
                 raise ValueError("Shape of variable %s (%s) doesn't match with shape of tensor "
                                  "%s (%s) from checkpoint reader." % (
                                      var.name, var.shape, ckpt_name, shapes[ckpt_name]))
-            _set_initializer(var, reader, ckpt_name)
+            _set_initializers(var, reader, ckpt_name)
             continue
         scope = target[:target.rindex("/")] if "/" in target else ""
         if not ckpt_name.endswith("/"):
             raise ValueError("Assignment map with scope only name {} should map to scope only "
                              "{}. Should be 'scope/': 'other_scope/'.".format(scope, ckpt_name))
-        for var_name in sorted(store):
+        names = sorted({n[:n.index("/part_")] if "/part_" in n else n for n in store})
+        for var_name in names:
             if scope and not var_name.startswith(scope + "/"):
                 continue
             full = var_name[len(scope):]
@@ -635,4 +673,4 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                 raise ValueError("Tensor %s (%s in %s) is not found in %s checkpoint%s" % (
                     full, var_name[len(scope) + 1:], ckpt_name, ckpt_dir_or_file,
                     " (close names: %s)" % ", ".join(close) if close else ""))
-            _set_initializer(store[var_name], reader, full)
+            _set_initializers(_store_variable(var_name, store), reader, full)
