@@ -372,3 +372,23 @@ def test_init_from_checkpoint_scope_mapping_with_parts():
         with v1.Session() as sess:
             sess.run(v1.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(w.as_tensor()), EXPECTED["step1_w"])
+
+
+def test_tf_layers_under_a_partitioner_make_partitioned_weights():
+    """Names, weights and regularization losses as TF 1.15 gives them (checked with TF)."""
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [None, 6])
+        with v1.variable_scope("m", partitioner=v1.fixed_size_partitioner(2)):
+            layer = v1.layers.Dense(4, kernel_regularizer=tf.nn.l2_loss)
+            y = layer(x)
+        assert [v.op.name for v in v1.trainable_variables()] == [
+            "m/dense/kernel/part_0", "m/dense/kernel/part_1",
+            "m/dense/bias/part_0", "m/dense/bias/part_1"]
+        assert [v.name for v in layer.weights] == [v.name for v in v1.trainable_variables()]
+        assert isinstance(layer.kernel, PartitionedVariable)
+        assert len(v1.losses.get_regularization_losses()) == 1
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            kernel, bias, out = sess.run([layer.kernel.as_tensor(), layer.bias.as_tensor(), y],
+                                         {x: np.ones((2, 6), np.float32)})
+    np.testing.assert_allclose(out, np.ones((2, 6)) @ kernel + bias, rtol=1e-6)

@@ -8,7 +8,8 @@ from tfcompat.keras import backend
 from tfcompat.keras.engine import base_layer
 from tfcompat.variable_scope import (REGULARIZATION_LOSSES, VariableScope, get_variable,
                                      variable_scope)
-from tfcompat.variables import VariableAggregation, VariableSynchronization
+from tfcompat.variables import (PartitionedVariable, VariableAggregation,
+                                 VariableSynchronization)
 
 _state = context.state
 InputSpec = base_layer.InputSpec
@@ -80,12 +81,15 @@ class Layer(base_layer.Layer):
                                     trainable=trainable and self.trainable,
                                     constraint=constraint, partitioner=partitioner,
                                     synchronization=synchronization, aggregation=aggregation)
-        created = not _state.building_graph or id(variable) not in existing
+        # a PartitionedVariable (a partitioner in scope) is tracked as its parts, as TF does
+        parts = list(variable) if isinstance(variable, PartitionedVariable) else [variable]
+        created = not _state.building_graph or id(parts[0]) not in existing
         if regularizer is not None and created:
             self._handle_weight_regularization(name, variable, regularizer)
-        tracked = self._trainable_weights if variable.trainable else self._non_trainable_weights
-        if all(v is not variable for v in tracked):
-            tracked.append(variable)
+        for part in parts:
+            tracked = self._trainable_weights if part.trainable else self._non_trainable_weights
+            if all(v is not part for v in tracked):
+                tracked.append(part)
         return variable
 
     def add_loss(self, losses, inputs=None):
