@@ -392,3 +392,35 @@ def test_tf_layers_under_a_partitioner_make_partitioned_weights():
             kernel, bias, out = sess.run([layer.kernel.as_tensor(), layer.bias.as_tensor(), y],
                                          {x: np.ones((2, 6), np.float32)})
     np.testing.assert_allclose(out, np.ones((2, 6)) @ kernel + bias, rtol=1e-6)
+
+
+def test_canned_estimators_partition_as_tf(tmp_path, monkeypatch):
+    """TF 1.15's canned estimators partition their scopes (one part without parameter
+    servers: ".../part_0", saved as a one-slice entry under the full name); a
+    LinearRegressor(partitioner=) cuts its weights as asked and still fits."""
+    monkeypatch.setenv("TFCOMPAT_CHECKPOINT_FORMAT", "tensorflow")
+    x = np.linspace(-1, 1, 40, dtype=np.float32)
+    features = {"x": np.stack([x, -x, 2 * x, x * 0], axis=1)}
+    y = 2 * x + 1
+    regressor = tf.estimator.LinearRegressor(
+        [tf.feature_column.numeric_column("x", shape=4)], model_dir=str(tmp_path / "linear"),
+        partitioner=v1.fixed_size_partitioner(2),
+        optimizer=lambda: v1.train.GradientDescentOptimizer(0.002))
+    regressor.train(tf.estimator.inputs.numpy_input_fn(features, y, batch_size=40,
+                                                       num_epochs=None, shuffle=False),
+                    steps=300)
+    weights = regressor.get_variable_value("linear/linear_model/x/weights")
+    assert weights.shape == (4, 1)
+    assert float(features["x"][5] @ weights[:, 0]) + \
+        regressor.get_variable_value("linear/linear_model/bias_weights")[0] == \
+        pytest.approx(y[5], abs=0.05)
+    checkpoint = tensor_bundle.BundleReader(regressor.latest_checkpoint())
+    assert len(checkpoint.entries["linear/linear_model/x/weights"].slices) == 2
+
+    classifier = tf.estimator.DNNClassifier(
+        [3], [tf.feature_column.numeric_column("x", shape=4)], model_dir=str(tmp_path / "dnn"))
+    classifier.train(tf.estimator.inputs.numpy_input_fn(features, (y > 1).astype(np.int64),
+                                                        batch_size=40, shuffle=False), steps=1)
+    checkpoint = tensor_bundle.BundleReader(classifier.latest_checkpoint())
+    assert len(checkpoint.entries["dnn/hiddenlayer_0/kernel"].slices) == 1
+    assert classifier.get_variable_value("dnn/hiddenlayer_0/kernel").shape == (4, 3)

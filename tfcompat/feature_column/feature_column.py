@@ -31,6 +31,7 @@ from tfcompat.ops import random_ops
 from tfcompat.ops.init_ops import Zeros
 from tfcompat.ops.sparse_ops import SparseTensor
 from tfcompat.variable_scope import get_variable, variable_scope
+from tfcompat.variables import PartitionedVariable
 
 _state = context.state
 
@@ -537,6 +538,11 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
 # ---------------------------------------------------------------- layers
 
 
+def _variable_list(variable):
+    """cols_to_vars' entry: a partitioned variable's parts, else [variable] (as TF)."""
+    return list(variable) if isinstance(variable, PartitionedVariable) else [variable]
+
+
 def _sorted_columns(feature_columns, kind, message):
     if isinstance(feature_columns, FeatureColumn):
         feature_columns = [feature_columns]
@@ -625,10 +631,10 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                                            trainable=trainable)
                     terms.append(math_ops.matmul(dense, weights))
                 if cols_to_vars is not None:
-                    cols_to_vars[column] = [weights]
+                    cols_to_vars[column] = _variable_list(weights)
         bias = get_variable("bias_weights", shape=[units], dtype=dtypes.float32,
                             initializer=Zeros(), trainable=trainable)
         if cols_to_vars is not None:
-            cols_to_vars["bias"] = [bias]
+            cols_to_vars["bias"] = _variable_list(bias)
         return math_ops.add_n(terms) + bias if len(terms) > 1 else terms[0] + bias
 

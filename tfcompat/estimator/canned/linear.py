@@ -3,8 +3,10 @@
 Logits are `linear_model` of the feature columns ("linear/linear_model/<column>/weights",
 "linear/linear_model/bias_weights"), with TF's 'bias' and 'fraction_of_zero_weights'
 summaries. The optimizer defaults to Ftrl with learning rate min(0.2, 1/sqrt(number of
-columns)); the loss is summed over the batch (TF1's default). `partitioner` raises
-NotImplementedError.
+columns)); the loss is summed over the batch (TF1's default). As in TF, the "linear" scope
+partitions variables with `partitioner`, by default
+min_max_variable_partitioner(max_partitions=config.num_ps_replicas, 64 MB slices): without
+parameter servers each variable is one part (".../weights/part_0"), saved under its full name.
 """
 import math
 
@@ -15,6 +17,7 @@ from tfcompat.estimator.estimator import Estimator
 from tfcompat.feature_column.feature_column import linear_model
 from tfcompat.ops import array_ops, nn_ops
 from tfcompat.ops.losses.losses_impl import Reduction
+from tfcompat.ops.partitioned_variables import min_max_variable_partitioner
 from tfcompat.summary import summary as summary_lib
 from tfcompat.variable_scope import variable_scope
 
@@ -27,13 +30,15 @@ def _default_optimizer(feature_columns):
 
 
 def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
-                     sparse_combiner):
+                     sparse_combiner, partitioner, config):
     if not isinstance(features, dict):
         raise ValueError("features should be a dictionary of `Tensor`s. Given type: {}"
                          .format(type(features)))
     optimizer = _default_optimizer(feature_columns) if optimizer == "Ftrl" \
         else get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
-    with variable_scope("linear"):
+    partitioner = partitioner or min_max_variable_partitioner(
+        max_partitions=config.num_ps_replicas if config else 0, min_slice_size=64 << 20)
+    with variable_scope("linear", partitioner=partitioner):
         cols_to_vars = {}
         logits = linear_model(features, feature_columns, units=head.logits_dimension,
                               sparse_combiner=sparse_combiner, cols_to_vars=cols_to_vars)
@@ -48,10 +53,7 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
     return head.create_estimator_spec(features, mode, logits, labels, optimizer)
 
 
-def _check_unsupported(partitioner, warm_start_from):
-    if partitioner is not None:
-        raise NotImplementedError("partitioner is not implemented by tfcompat (variables are "
-                                  "never partitioned)")
+def _check_unsupported(warm_start_from):
     if warm_start_from is not None:
         raise NotImplementedError("warm_start_from is not implemented by tfcompat")
 
@@ -63,14 +65,14 @@ class LinearClassifier(Estimator):
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
                  label_vocabulary=None, optimizer="Ftrl", config=None, partitioner=None,
                  warm_start_from=None, loss_reduction=Reduction.SUM, sparse_combiner="sum"):
-        _check_unsupported(partitioner, warm_start_from)
+        _check_unsupported(warm_start_from)
         head = head_lib.classification_head(n_classes, weight_column, label_vocabulary,
                                             loss_reduction)
         feature_columns = tuple(feature_columns or [])
 
         def _model_fn(features, labels, mode, config):
             return _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
-                                    sparse_combiner)
+                                    sparse_combiner, partitioner, config)
         super(LinearClassifier, self).__init__(model_fn=_model_fn, model_dir=model_dir,
                                                config=config)
 
@@ -82,12 +84,12 @@ class LinearRegressor(Estimator):
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
                  loss_reduction=Reduction.SUM, sparse_combiner="sum"):
-        _check_unsupported(partitioner, warm_start_from)
+        _check_unsupported(warm_start_from)
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
         feature_columns = tuple(feature_columns or [])
 
         def _model_fn(features, labels, mode, config):
             return _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
-                                    sparse_combiner)
+                                    sparse_combiner, partitioner, config)
         super(LinearRegressor, self).__init__(model_fn=_model_fn, model_dir=model_dir,
                                               config=config)
