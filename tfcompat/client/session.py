@@ -24,7 +24,8 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, ops
-from tfcompat.framework.graph import Operation, SymbolicTensor, get_default_graph, run_module
+from tfcompat.framework.graph import (Operation, SymbolicTensor, get_default_graph, located_error,
+                                     run_module)
 from tfcompat.framework.tensor import EagerTensor
 
 _local = threading.local()
@@ -379,10 +380,11 @@ class Session(object):
         _local.running = self
         try:
             outputs = entry.run(feed_values)
-        except errors.OpError:
-            raise
+        except errors.OpError as error:
+            raise located_error(error) from None
         except RuntimeError as e:
-            raise errors.InvalidArgumentError(str(e)) from e
+            raise located_error(errors.InvalidArgumentError(str(e)).with_traceback(
+                e.__traceback__)) from None
         finally:
             _local.running = previous
         it = iter(outputs)

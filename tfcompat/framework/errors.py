@@ -3,6 +3,10 @@
 Every `OpError` subclass takes TF's positional signature `(node_def, op, message)` and can
 also be raised with the message alone, which is how tfcompat raises them.
 """
+import re
+
+import torch
+
 from tfcompat._api import tf_export
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS, \
@@ -72,3 +76,33 @@ def exception_type_from_error_code(error_code):
 @tf_export("errors.error_code_from_exception_type")
 def error_code_from_exception_type(cls):
     return cls.error_code
+
+
+# ---------------------------------------------------------------- message formatting
+
+_EAGER_OP_SUFFIX = re.compile(r" \[Op:[A-Za-z0-9_]+\]$")
+
+
+def format_shape(shape):
+    """A shape as TF's error messages write it: `[?,3]`, `?` for an unknown rank.
+
+    Takes a TensorShape, torch.Size or sequence; unknown dims (`None`) and the symbolic
+    sizes graph building gives them (torch SymInts) are `?`, never torch's symbol names."""
+    dims = getattr(shape, "dims", shape) if not isinstance(shape, (list, tuple)) else shape
+    if dims is None:
+        return "?"
+    return "[%s]" % ",".join(_format_dim(d) for d in dims)
+
+
+def _format_dim(dim):
+    if isinstance(dim, torch.SymInt):
+        dim = dim.node.maybe_as_int()
+    else:
+        dim = getattr(dim, "value", dim)
+    return "?" if dim is None else str(int(dim))
+
+
+def kernel_message(message):
+    """An op's error message without the eager-only ` [Op:Name]` suffix, as TF's graph
+    kernels and shape functions word it."""
+    return _EAGER_OP_SUFFIX.sub("", message)

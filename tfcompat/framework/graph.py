@@ -15,9 +15,14 @@ returns an executable `torch.fx.GraphModule`.
 import contextlib
 import copy
 import functools
+import linecache
+import logging
 import operator
+import os
 import re
+import sys
 import threading
+import types
 
 import numpy as np
 import torch
@@ -26,7 +31,7 @@ from tensorboard.compat.proto import attr_value_pb2, graph_pb2, node_def_pb2
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from tfcompat._api import export_constant, tf_export
-from tfcompat.framework import context, dtypes, ops
+from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 
@@ -55,21 +60,58 @@ def _serialized(method):
     return locked
 
 
+class _QuietShapeInference(logging.Filter):
+    """Drops torch's fake-tensor log records ("failed while attempting to run meta for
+    aten.add.Tensor" and a traceback, at ERROR level) of the thread running shape inference:
+    an op rejecting its input shapes there is a TF error we raise, not torch's to log.
+    Installed on that logger only while a graph's fake mode is entered (under
+    `_building_lock`, so one thread at a time); other threads' records pass."""
+
+    logger = logging.getLogger("torch._subclasses.fake_tensor")
+
+    def __init__(self):
+        super(_QuietShapeInference, self).__init__()
+        self.thread = None
+        self.depth = 0
+
+    def enter(self):
+        if self.depth == 0:
+            self.thread = threading.get_ident()
+            self.logger.addFilter(self)
+        self.depth += 1
+
+    def exit(self):
+        self.depth -= 1
+        if self.depth == 0:
+            self.logger.removeFilter(self)
+            self.thread = None
+
+    def filter(self, record):
+        return record.thread != self.thread
+
+
+_quiet_shape_inference = _QuietShapeInference()
+
+
 class _SerializedFakeTensorMode(FakeTensorMode):
     """A FakeTensorMode entered (and converting tensors) under `_building_lock`: torch keeps
     the active mode per thread, but the mode object, its converter and its ShapeEnv are
-    shared by every thread that builds into the graph."""
+    shared by every thread that builds into the graph. While it is entered, torch's
+    fake-tensor log is quiet for this thread (`_QuietShapeInference`)."""
 
     def __enter__(self):
         _building_lock.acquire()
         try:
-            return super(_SerializedFakeTensorMode, self).__enter__()
+            entered = super(_SerializedFakeTensorMode, self).__enter__()
         except BaseException:
             _building_lock.release()
             raise
+        _quiet_shape_inference.enter()
+        return entered
 
     def __exit__(self, exc_type, exc_value, traceback):
         try:
+            _quiet_shape_inference.exit()
             return super(_SerializedFakeTensorMode, self).__exit__(
                 exc_type, exc_value, traceback)
         finally:
@@ -129,6 +171,7 @@ class BoundOp(object):
     def __init__(self, fn, op_type, args_template, kwargs_template):
         self.fn = fn
         self.op_type = op_type
+        self.operation = None       # set once the graph made the node's Operation
         self.args_template = args_template
         self.kwargs_template = kwargs_template
         self.__name__ = op_type
@@ -146,7 +189,12 @@ class BoundOp(object):
             for key, template in self._kwarg_fills:
                 kwargs[key] = inputs[template.index] if type(template) is _Slot \
                     else _fill(template, inputs)
-        return self.fn(*args, **kwargs)
+        try:
+            return self.fn(*args, **kwargs)
+        except errors.OpError as error:
+            if error.op is None:        # TF's OpError.op: the op that failed
+                error.op = self.operation
+            raise
 
     def __repr__(self):
         return "<op %s>" % self.op_type
@@ -173,12 +221,73 @@ class ConstantOp(BoundOp):
         return self._value
 
 
+_TFCOMPAT_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+
+
+def _creation_site():
+    """(file, line, function) of the innermost caller outside tfcompat and torch: the
+    user's line that made an op. TF keeps the whole stack; one frame is cheap to find."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_TFCOMPAT_DIR) and not filename.startswith(_TORCH_DIR):
+            return filename, frame.f_lineno, frame.f_code.co_name
+        frame = frame.f_back
+    return None
+
+
+def _without_torch_frames(tb):
+    """Traceback `tb` less the frames of torch's own code (fake-tensor dispatch, an fx
+    module's call): a TF error shows the user's line and our op function."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_TORCH_DIR):
+            kept.append(tb)
+        tb = tb.tb_next
+    result = None
+    for entry in reversed(kept):
+        result = types.TracebackType(result, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return result
+
+
+_DATATYPE_NAMES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF"}
+
+
+def _datatype_name(dtype):
+    """TF's DataType enum name of a dtype, as node attrs print it (`DT_FLOAT`)."""
+    name = dtype.base_dtype.name
+    return _DATATYPE_NAMES.get(name) or "DT_" + name.upper()
+
+
+def located_error(error):
+    """`error`, raised while running a graph, as TF 1.x reports it: for an op error naming
+    its op (`error.op`), the kernel's message, the node, and where the user's code created
+    the op ("Caused by op 'add', defined at: File ..., line N"); the traceback without
+    torch's frames."""
+    traceback = _without_torch_frames(error.__traceback__.tb_next)
+    op = getattr(error, "op", None)
+    if op is None:
+        return error.with_traceback(traceback)
+    message = "%s\n\t [[{{node %s}}]]" % (errors.kernel_message(error.message), op.name)
+    if op._defined_at is not None:
+        filename, line, function = op._defined_at
+        message += "\n\nCaused by op %r, defined at:\n  File \"%s\", line %d, in %s" % (
+            op.name, filename, line, function)
+        source = linecache.getline(filename, line).strip()
+        if source:
+            message += "\n    " + source
+    return type(error)(error.node_def, op, message).with_traceback(traceback)
+
+
 @tf_export("Operation")
 class Operation(object):
-    """A node of a `tf.Graph`: name, type, inputs, outputs, control inputs."""
+    """A node of a `tf.Graph`: name, type, inputs, outputs, control inputs, and where the
+    user's code created it (`_defined_at`, for run-time errors)."""
 
     def __init__(self, graph, name, op_type, node, inputs, control_inputs=()):
         self.graph = graph
+        self._defined_at = _creation_site()
         self.name = name
         self.type = op_type
         self._node = node
@@ -411,7 +520,7 @@ def _merged_fake_run(fake_mode, bound, fakes, stand_in_factor=1):
     from torch._dynamo.source import ConstantSource
     from torch.fx.experimental.symbolic_shapes import DimDynamic
     env = _merging_shape_env()
-    scratch_mode = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
+    scratch_mode = _SerializedFakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
     scratch_dims, outer_dims = {}, {}
 
     def scratch_size(size):
@@ -754,12 +863,17 @@ class Graph(object):
         op_class = ConstantOp if op_type == "Const" and not inputs else BoundOp
         bound = op_class(fn, op_type, args_t, kwargs_t)
         unknown_rank = [i for i, t in enumerate(inputs) if t._static.rank is None]
-        if unknown_rank:
-            fake_out, static_shapes = self._fake_run_unknown_rank(bound, inputs, unknown_rank)
-        else:
-            fake_out = self._fake_run(bound, [t._fake for t in inputs])
+        try:
+            if unknown_rank:
+                fake_out, static_shapes = self._fake_run_unknown_rank(bound, inputs,
+                                                                      unknown_rank)
+            else:
+                fake_out = self._fake_run(bound, [t._fake for t in inputs])
+        except errors.InvalidArgumentError as error:
+            raise ValueError(self._shape_inference_message(error, op_type, name, inputs)) \
+                .with_traceback(_without_torch_frames(error.__traceback__.tb_next)) from None
         node = self._fx.create_node("call_function", bound, tuple(t._node for t in inputs))
-        operation = self._new_op(op_type, name, node, inputs)
+        operation = bound.operation = self._new_op(op_type, name, node, inputs)
         outputs = self._outputs(operation, node, fake_out)
         if outputs is None:
             return operation
@@ -774,6 +888,19 @@ class Graph(object):
             for tensor in operation.outputs:
                 tensor._static = TensorShape([None] * tensor._static.rank)
         return outputs
+
+    def _shape_inference_message(self, error, op_type, name, inputs):
+        """TF's graph-construction message for an op rejecting its inputs' shapes:
+        "Dimensions must be equal, but are 3 and 4 for '{{node add}} = AddV2[T=DT_FLOAT](x,
+        y)' with input shapes: [?,3], [4]." We show only the `T` attr (the first input's
+        dtype), where TF lists all of the op's attrs."""
+        op_name = name[:-1] if name and name.endswith("/") else \
+            self.unique_name(name or op_type, mark_as_used=False)
+        attrs = "[T=%s]" % _datatype_name(inputs[0].dtype) if inputs else ""
+        return "%s for '{{node %s}} = %s%s(%s)' with input shapes: %s." % (
+            errors.kernel_message(error.message), op_name, op_type, attrs,
+            ", ".join(t.name if t.value_index else t.op.name for t in inputs),
+            ", ".join(errors.format_shape(t.shape) for t in inputs))
 
     def _template(self, value, inputs):
         """`value` with each tensor replaced by a `_Slot` numbering it in `inputs`."""

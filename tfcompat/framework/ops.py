@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors
@@ -277,10 +278,18 @@ def _operand_like(value, like):
 
 
 def _operand_mismatch(op_name, tx, ty):
-    return errors.InvalidArgumentError(
+    return _mismatched_dtypes(
         "cannot compute %s as input #1(zero-based) was expected to be a %s tensor but is a "
         "%s tensor" % (op_name, dtypes.from_torch(tx.dtype).name,
-                       dtypes.from_torch(ty.dtype).name))
+                       dtypes.from_torch(ty.dtype).name), tx)
+
+
+def _mismatched_dtypes(message, t):
+    """Inputs of an op disagreeing in dtype: the kernel's InvalidArgumentError, or TypeError
+    while a graph is built (`t` a fake tensor), as TF checks input dtypes in Python before
+    it adds a node."""
+    return TypeError(message) if isinstance(t, FakeTensor) else \
+        errors.InvalidArgumentError(message)
 
 
 def same_dtype_tensors(values, op_name, dtype=None):
@@ -302,9 +311,8 @@ def _to_dtype_strict(value, dtype, op_name):
     t = to_torch(value) if is_tensor_value(value) or isinstance(value, torch.Tensor) \
         else to_torch(value, dtype)
     if not isinstance(t, np.ndarray) and t.dtype is not dtype.torch_dtype:
-        raise errors.InvalidArgumentError(
-            "%s: all inputs must have the same dtype; got %s and %s" % (
-                op_name, dtype.name, dtypes.from_torch(t.dtype).name))
+        raise _mismatched_dtypes("%s: all inputs must have the same dtype; got %s and %s" % (
+            op_name, dtype.name, dtypes.from_torch(t.dtype).name), t)
     return t
 
 

@@ -25,6 +25,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat._api import export_constant, tf_export
 from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.constant_op import known_values, with_values
 from tfcompat.framework.ops import binary_operands, is_tensor_value, op, same_dtype_tensors, \
     to_torch
@@ -136,10 +137,6 @@ def _dtype(dtype, default=None):
     return default if dtype is None else dtypes.as_dtype(dtype)
 
 
-def _shape_str(shape):
-    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape)
-
-
 def _movable(t):
     """A string array -> (int64 positions shaped like it, flat array); torch -> (t, None)."""
     if isinstance(t, np.ndarray):
@@ -221,7 +218,7 @@ def fill(dims, value, name=None):
     v = to_torch(value)
     if v.ndim != 0:
         raise errors.InvalidArgumentError("value must be a scalar, got shape %s"
-                                          % _shape_str(v.shape))
+                                          % format_shape(v.shape))
     if isinstance(v, np.ndarray):
         return np.full(shape, v[()], dtype=object)
     return v.expand(shape).clone()
@@ -528,7 +525,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002 - TF's name
                                    zip(reversed(t.shape), reversed(target))):
         raise errors.InvalidArgumentError(
             "Unable to broadcast tensor of shape %s to tensor of shape %s"
-            % (_shape_str(t.shape), _shape_str(target)))
+            % (format_shape(t.shape), format_shape(target)))
     return t.expand(target).clone()
 
 
@@ -540,7 +537,7 @@ def broadcast_dynamic_shape(shape_x, shape_y):
         out = torch.broadcast_shapes(tuple(x.tolist()), tuple(y.tolist()))
     except RuntimeError:
         raise errors.InvalidArgumentError("Incompatible shapes: %s vs. %s" % (
-            _shape_str(x.tolist()), _shape_str(y.tolist()))) from None
+            format_shape(x.tolist()), format_shape(y.tolist()))) from None
     return _size_tensor(list(out), (len(out),), x.dtype, x.device)
 
 
@@ -574,8 +571,8 @@ def ensure_shape(x, shape, name=None):
     if not TensorShape(list(t.shape)).is_compatible_with(expected):
         raise errors.InvalidArgumentError(
             "Shape of tensor x %s is not compatible with expected shape %s." % (
-                _shape_str(t.shape), "<unknown>" if expected.rank is None
-                else _shape_str(expected.as_list())))
+                format_shape(t.shape), "<unknown>" if expected.rank is None
+                else format_shape(expected.as_list())))
     return _snapshot(x, t)
 
 
@@ -606,12 +603,12 @@ def concat(values, axis, name="concat"):
         if t.ndim != rank:
             raise errors.InvalidArgumentError(
                 "ConcatOp : Ranks of all input tensors should match: shape[0] = %s vs. "
-                "shape[%d] = %s" % (_shape_str(ts[0].shape), i, _shape_str(t.shape)))
+                "shape[%d] = %s" % (format_shape(ts[0].shape), i, format_shape(t.shape)))
         for d in builtins.range(rank):
             if d != a and t.shape[d] != ts[0].shape[d]:
                 raise errors.InvalidArgumentError(
                     "ConcatOp : Dimension %d in both shapes must be equal: shape[0] = %s vs. "
-                    "shape[%d] = %s" % (d, _shape_str(ts[0].shape), i, _shape_str(t.shape)))
+                    "shape[%d] = %s" % (d, format_shape(ts[0].shape), i, format_shape(t.shape)))
     out = torch.cat(ts, a)
     return _restore(with_values(out, _values_of(values) if out.ndim == 1 else None), table)
 
@@ -632,7 +629,7 @@ def stack(values, axis=0, name="stack"):
         if t.shape != ts[0].shape:
             raise errors.InvalidArgumentError(
                 "Shapes of all inputs must match: values[0].shape = %s != values[%d].shape = %s"
-                % (_shape_str(ts[0].shape), i, _shape_str(t.shape)))
+                % (format_shape(ts[0].shape), i, format_shape(t.shape)))
     out = torch.stack(ts, a)
     return _restore(with_values(out, _values_of(values) if a in (0, -expanded) else None),
                     table)
@@ -647,12 +644,12 @@ def unstack(value, num=None, axis=0, name="unstack"):
     a = _axis(axis, t.ndim, "Unpack")
     if num is None and isinstance(t.shape[a], torch.SymInt):
         # a graph tensor whose dim is unknown (TF reads it from the static shape)
-        raise ValueError("Cannot infer argument `num` from shape %s" % _shape_str(
+        raise ValueError("Cannot infer argument `num` from shape %s" % format_shape(
             [d if isinstance(d, int) else None for d in t.shape]))
     if num is not None and _as_int(num) != t.shape[a]:
         raise errors.InvalidArgumentError(
             "Input shape axis %d must equal %d, got shape %s"
-            % (a, _as_int(num), _shape_str(t.shape)))
+            % (a, _as_int(num), format_shape(t.shape)))
     return _snapshot(value, _restore(list(torch.unbind(t, a)), table))
 
 
@@ -970,7 +967,7 @@ def _gather_nd(params, indices, batch_dims):
         where = np.unravel_index(int(bad.reshape(-1).nonzero()[0, 0]), tuple(bad.shape))
         raise errors.InvalidArgumentError(
             "indices%s = %s does not index into param shape %s" % (
-                list(int(w) for w in where), im[where].tolist(), _shape_str(p.shape)))
+                list(int(w) for w in where), im[where].tolist(), format_shape(p.shape)))
     coords = tuple(im[..., j] for j in builtins.range(k))
     if bd:
         rows = torch.arange(pm.shape[0], device=p.device).reshape(
@@ -1015,7 +1012,7 @@ def _scatter_setup(indices, updates, shape, op_name):
         raise errors.InvalidArgumentError(
             "%s: updates.shape must be indices.shape[:-1] + shape[indices.shape[-1]:]; "
             "got updates.shape %s, indices.shape %s, shape %s" % (
-                op_name, _shape_str(updates.shape), _shape_str(idx.shape), _shape_str(shape)))
+                op_name, format_shape(updates.shape), format_shape(idx.shape), format_shape(shape)))
     flat_idx = idx.reshape(-1, k)
     if _concrete(flat_idx) and flat_idx.numel():
         limits = torch.tensor(shape[:k], device=idx.device, dtype=torch.long)
@@ -1024,7 +1021,7 @@ def _scatter_setup(indices, updates, shape, op_name):
             i = int(bad.nonzero()[0, 0])
             raise errors.InvalidArgumentError(
                 "%s: indices[%d] = %s does not index into shape %s"
-                % (op_name, i, flat_idx[i].tolist(), _shape_str(shape)))
+                % (op_name, i, flat_idx[i].tolist(), format_shape(shape)))
     strides = [1] * k
     for d in builtins.range(k - 2, -1, -1):
         strides[d] = strides[d + 1] * shape[d + 1]
@@ -1166,7 +1163,7 @@ def where(condition, x=None, y=None, name=None):
     if xt.shape != yt.shape:
         raise errors.InvalidArgumentError(
             "'then' and 'else' must have the same size.  but received: %s vs. %s"
-            % (_shape_str(xt.shape), _shape_str(yt.shape)))
+            % (format_shape(xt.shape), format_shape(yt.shape)))
     if c.shape != xt.shape:
         if c.ndim == 1 and xt.ndim >= 1 and c.shape[0] == xt.shape[0]:
             c = c.reshape((-1,) + (1,) * (xt.ndim - 1))
@@ -1174,7 +1171,7 @@ def where(condition, x=None, y=None, name=None):
             raise errors.InvalidArgumentError(
                 "'cond' must be a scalar, a vector matching the first dimension of 'then', "
                 "or the same shape as 'then'; got %s vs. %s"
-                % (_shape_str(c.shape), _shape_str(xt.shape)))
+                % (format_shape(c.shape), format_shape(xt.shape)))
     return torch.where(c.to(xt.device), xt, yt)
 
 
@@ -1193,7 +1190,7 @@ def where_v2(condition, x=None, y=None, name=None):
     except RuntimeError:
         raise errors.InvalidArgumentError(
             "condition %s, then %s and else %s must be broadcastable"
-            % tuple(_shape_str(s) for s in shapes)) from None
+            % tuple(format_shape(s) for s in shapes)) from None
     device = xt.device if isinstance(xt, torch.Tensor) else yt.device
     return torch.where(c.to(device), xt, yt)
 
@@ -1307,7 +1304,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
     if s.ndim != v.ndim or tuple(s.shape[:-1]) != tuple(v.shape[:-1]):
         raise errors.InvalidArgumentError(
             "Leading dim_size of both tensors must match: sorted_sequence %s, values %s"
-            % (_shape_str(s.shape), _shape_str(v.shape)))
+            % (format_shape(s.shape), format_shape(v.shape)))
     out = torch.searchsorted(s.contiguous(), v.contiguous(), right=side == "right")
     return out.to(_out_type(out_type))
 

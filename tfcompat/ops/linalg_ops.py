@@ -11,9 +11,9 @@ import numpy as np
 import torch
 
 from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import binary_operands, is_tensor_value, op, to_torch
-from tfcompat.ops.math_ops import (_checked, _is_float, _is_non_string, _is_numeric,
-                                   _shape_error, matmul)
+from tfcompat.ops.math_ops import _checked, _is_float, _is_non_string, _is_numeric, matmul
 
 Qr = collections.namedtuple("Qr", ["q", "r"])
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
@@ -24,16 +24,16 @@ def _matrix(x, op_type, check=_is_float):
     """A tensor of rank >= 2 whose dtype passes `check`."""
     t = _checked(to_torch(x), check, op_type)
     if t.ndim < 2:
-        raise _shape_error("%s: input must have rank >= 2, got shape %s" % (
-            op_type, list(t.shape)), t)
+        raise errors.InvalidArgumentError("%s: input must have rank >= 2, got shape %s" % (
+            op_type, format_shape(t.shape)))
     return t
 
 
 def _square(x, op_type):
     t = _matrix(x, op_type)
     if t.shape[-1] != t.shape[-2]:
-        raise _shape_error("%s: input must be a square matrix, got shape %s" % (
-            op_type, list(t.shape)), t)
+        raise errors.InvalidArgumentError("%s: input must be a square matrix, got shape %s" % (
+            op_type, format_shape(t.shape)))
     return t
 
 
@@ -42,8 +42,9 @@ def _pair(matrix, rhs, op_type):
     a = _square(a, op_type)
     b = _matrix(b, op_type)
     if a.shape[-1] != b.shape[-2]:
-        raise _shape_error("%s: matrix of shape %s and rhs of shape %s do not match" % (
-            op_type, list(a.shape), list(b.shape)), a)
+        raise errors.InvalidArgumentError(
+            "%s: matrix of shape %s and rhs of shape %s do not match" % (
+                op_type, format_shape(a.shape), format_shape(b.shape)))
     return a, b
 
 
@@ -127,8 +128,9 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     a = _matrix(a, "MatrixSolveLs")
     b = _matrix(b, "MatrixSolveLs")
     if a.shape[-2] != b.shape[-2]:
-        raise _shape_error("MatrixSolveLs: matrix of shape %s and rhs of shape %s do not "
-                           "match" % (list(a.shape), list(b.shape)), a)
+        raise errors.InvalidArgumentError(
+            "MatrixSolveLs: matrix of shape %s and rhs of shape %s do not match" % (
+                format_shape(a.shape), format_shape(b.shape)))
     reg = float(to_torch(l2_regularizer)) if is_tensor_value(l2_regularizer) \
         else float(l2_regularizer)
     if not fast:
@@ -234,7 +236,7 @@ def tensor_diag(diagonal, name=None):
     on the diagonal (output[i, j, ..., i, j, ...] = diagonal[i, j, ...])."""
     t = _checked(to_torch(diagonal), _is_numeric, "Diag")
     if t.ndim == 0:
-        raise _shape_error("Diag: input must be at least rank 1, got a scalar", t)
+        raise errors.InvalidArgumentError("Diag: input must be at least rank 1, got a scalar")
     return torch.diag(t.reshape(-1)).reshape(tuple(t.shape) * 2)
 
 
@@ -245,8 +247,9 @@ def tensor_diag_part(input, name=None):  # noqa: A002
     t = to_torch(input)
     half = t.ndim // 2
     if t.ndim == 0 or t.ndim % 2 or tuple(t.shape[:half]) != tuple(t.shape[half:]):
-        raise _shape_error("DiagPart: input must have even rank 2k with shape s + s, got %s"
-                           % list(t.shape), t)
+        raise errors.InvalidArgumentError(
+            "DiagPart: input must have even rank 2k with shape s + s, got %s"
+            % format_shape(t.shape))
     n = int(np.prod(t.shape[:half]))
     return torch.diagonal(t.reshape(n, n)).reshape(t.shape[:half]).clone()
 
@@ -272,7 +275,7 @@ def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_va
     t = _checked(to_torch(diagonal), _is_non_string, "MatrixDiag")
     k = _single_k(k, "MatrixDiag")
     if t.ndim == 0:
-        raise _shape_error("MatrixDiag: diagonal must be at least rank 1", t)
+        raise errors.InvalidArgumentError("MatrixDiag: diagonal must be at least rank 1")
     n = t.shape[-1]
     rows, cols = _static_int(num_rows), _static_int(num_cols)
     min_rows, min_cols = n + max(-k, 0), n + max(k, 0)
@@ -284,8 +287,9 @@ def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_va
         cols = min_cols
     length = min(rows - max(-k, 0), cols - max(k, 0))
     if length != n:
-        raise _shape_error("MatrixDiag: the diagonal has %d elements but diagonal %d of a "
-                           "%dx%d matrix has %d" % (n, k, rows, cols, length), t)
+        raise errors.InvalidArgumentError(
+            "MatrixDiag: the diagonal has %d elements but diagonal %d of a %dx%d matrix has %d"
+            % (n, k, rows, cols, length))
     out = torch.full(tuple(t.shape[:-1]) + (rows, cols), padding_value, dtype=t.dtype,
                      device=t.device)
     index = torch.arange(n, device=t.device)
@@ -333,7 +337,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     t = to_torch(a)
     if t.ndim < 2:
         raise ValueError("Argument 'a' should be a (batch) matrix with rank >= 2.  Found: "
-                         "shape %s" % (list(t.shape),))
+                         "shape %s" % (format_shape(t.shape),))
     return (t.mH if conjugate else t.mT).clone()
 
 
@@ -373,7 +377,8 @@ def cross(a, b, name=None):
     ta, tb = binary_operands(a, b, "Cross")
     ta, tb = to_torch(ta), to_torch(tb)
     if ta.shape != tb.shape or ta.ndim == 0 or ta.shape[-1] != 3:
-        raise _shape_error("Cross: inputs must have the same shape with a last dimension of "
-                           "3, got %s and %s" % (list(ta.shape), list(tb.shape)), ta)
+        raise errors.InvalidArgumentError(
+            "Cross: inputs must have the same shape with a last dimension of 3, got %s and %s"
+            % (format_shape(ta.shape), format_shape(tb.shape)))
     _checked(ta, _is_numeric, "Cross")
     return torch.linalg.cross(ta, tb, dim=-1)

@@ -16,6 +16,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat import _api
 from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (GraphTensorInEagerError, binary_operands, is_tensor_value,
                                     op, same_dtype_tensors, to_torch)
 from tfcompat.framework.tensor import EagerTensor, Tensor
@@ -32,12 +33,6 @@ _INTEGER = "integer types"
 
 def _dtype_name(t):
     return "string" if type(t) is np.ndarray else dtypes.from_torch(t.dtype).name
-
-
-def _shape_error(message, t=None):
-    """ValueError while a graph is built (static shape check), else InvalidArgumentError."""
-    return ValueError(message) if isinstance(t, FakeTensor) else \
-        errors.InvalidArgumentError(message)
 
 
 def _dtype_error(op_type, t, allowed):
@@ -107,19 +102,40 @@ def _run_binary(torch_fn, tx, ty, op_type):
 
 
 def _binary_error(op_type, tx, ty, error):
-    sx = list(getattr(tx, "shape", ()))
-    sy = list(getattr(ty, "shape", ()))
+    sx = tuple(getattr(tx, "shape", ()))
+    sy = tuple(getattr(ty, "shape", ()))
     try:
-        torch.broadcast_shapes(tuple(sx), tuple(sy))
+        torch.broadcast_shapes(sx, sy)
     except RuntimeError:
-        return _shape_error("Incompatible shapes: %s vs. %s [Op:%s]" % (sx, sy, op_type),
-                            tx if isinstance(tx, torch.Tensor) else ty)
+        return _incompatible_shapes(sx, sy, op_type, isinstance(tx, FakeTensor) or
+                                    isinstance(ty, FakeTensor))
     message = str(error)
     if "not implemented for" in message or "not supported" in message:
         return _dtype_error(op_type, tx if isinstance(tx, torch.Tensor) else ty, _NUMERIC)
     if "ZeroDivisionError" in message:
         message = "Integer division by zero"
     return errors.InvalidArgumentError("%s [Op:%s]" % (message, op_type))
+
+
+def _incompatible_shapes(sx, sy, op_type, building):
+    """TF's error for operands that do not broadcast. Kernels (eager, Session.run) say
+    "Incompatible shapes: [2,3] vs. [4]"; while a graph is built (`building`: fake inputs)
+    the shape function names the first pair of known dims that differ, "Dimensions must be
+    equal, but are 3 and 4", and the graph adds which node (Graph.record)."""
+    if building:
+        rank = max(len(sx), len(sy))
+        padded_x = (1,) * (rank - len(sx)) + tuple(sx)
+        padded_y = (1,) * (rank - len(sy)) + tuple(sy)
+        for a, b in zip(padded_x, padded_y):
+            if type(a) is int and type(b) is int and a != b and a != 1 and b != 1:
+                return _dimensions_must_be_equal(a, b)
+    return errors.InvalidArgumentError("Incompatible shapes: %s vs. %s [Op:%s]" % (
+        format_shape(sx), format_shape(sy), op_type))
+
+
+def _dimensions_must_be_equal(a, b):
+    """The error of TF's shape functions when two known dims that must be one differ."""
+    return errors.InvalidArgumentError("Dimensions must be equal, but are %d and %d" % (a, b))
 
 
 def _elementwise(torch_fn, x, y, op_type, check=_is_numeric, tensors_only=False):
@@ -366,7 +382,7 @@ def scalar_mul(scalar, x, name=None):
     ts = to_torch(scalar, dtypes.from_torch(tx.dtype)) if not is_tensor_value(scalar) \
         else to_torch(scalar)
     if ts.ndim != 0:
-        raise ValueError("Only scalar multiply works, got shape %s" % (list(ts.shape),))
+        raise ValueError("Only scalar multiply works, got shape %s" % (format_shape(ts.shape),))
     return _elementwise(torch.mul, ts, tx, "Mul")
 
 
@@ -394,8 +410,7 @@ def _equal_arrays(tx, ty, torch_fn, op_type, incompatible_shape_error):
             result = np.equal(ax, ay) if torch_fn is torch.eq else np.not_equal(ax, ay)
         except ValueError:
             if incompatible_shape_error:
-                raise _shape_error("Incompatible shapes: %s vs. %s [Op:%s]" % (
-                    list(ax.shape), list(ay.shape), op_type)) from None
+                raise _incompatible_shapes(ax.shape, ay.shape, op_type, False) from None
             return torch.tensor(torch_fn is torch.ne)
         return torch.from_numpy(np.asarray(result, dtype=bool))
     if not isinstance(tx, torch.Tensor):
@@ -458,9 +473,9 @@ def _same_shape_tensors(inputs, op_type):
     shape = ts[0].shape
     for i, t in enumerate(ts[1:], 1):
         if t.shape != shape:
-            raise _shape_error("Inputs to operation %s must have the same size and shape. "
-                               "Input 0: %s != input %d: %s" % (op_type, list(shape), i,
-                                                               list(t.shape)), t)
+            raise errors.InvalidArgumentError(
+                "Inputs to operation %s must have the same size and shape. Input 0: %s != "
+                "input %d: %s" % (op_type, format_shape(shape), i, format_shape(t.shape)))
     return ts
 
 
@@ -483,7 +498,7 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
             dtypes.as_dtype(tensor_dtype).name, _dtype_name(ts[0])))
     if shape is not None and list(shape) != list(ts[0].shape):
         raise ValueError("shape %s does not match the inputs' shape %s" % (
-            list(shape), list(ts[0].shape)))
+            format_shape(shape), list(ts[0].shape)))
     return add_n._tfcompat_impl(ts)
 
 
@@ -621,12 +636,12 @@ def _reduction_dims(t, axis, op_type):
     dims = []
     for a in axes:
         if not -ndim <= a < ndim:
-            raise _shape_error("Invalid reduction dimension (%d for input with %d "
-                               "dimension(s) [Op:%s]" % (a, ndim, op_type), t)
+            raise errors.InvalidArgumentError("Invalid reduction dimension (%d for input with "
+                                              "%d dimension(s) [Op:%s]" % (a, ndim, op_type))
         a = a % ndim
         if a in dims:
-            raise _shape_error("Invalid reduction arguments: Axes contains duplicate "
-                               "dimension: %d [Op:%s]" % (a, op_type), t)
+            raise errors.InvalidArgumentError("Invalid reduction arguments: Axes contains "
+                                              "duplicate dimension: %d [Op:%s]" % (a, op_type))
         dims.append(a)
     return tuple(sorted(dims))
 
@@ -824,18 +839,20 @@ def _arg_extreme(input, axis, output_type, torch_fn, op_type):  # noqa: A002
     axis = 0 if axis is None else _axis_list(axis)
     if isinstance(axis, list):
         if len(axis) != 1:
-            raise _shape_error("%s expects a scalar axis, got %s" % (op_type, axis), t)
+            raise errors.InvalidArgumentError("%s expects a scalar axis, got %s" % (
+                op_type, axis))
         axis = axis[0]
     out = dtypes.as_dtype(output_type)
     if out not in (dtypes.int32, dtypes.int64, dtypes.int16, dtypes.uint16):
         raise TypeError("output_type must be int16, uint16, int32 or int64, not %s" % out.name)
     ndim = max(t.ndim, 1)
     if not -ndim <= axis < ndim:
-        raise _shape_error("Expected dimension in the range [%d, %d), but got %d [Op:%s]" % (
-            -ndim, ndim, axis, op_type), t)
+        raise errors.InvalidArgumentError(
+            "Expected dimension in the range [%d, %d), but got %d [Op:%s]" % (
+                -ndim, ndim, axis, op_type))
     if t.ndim and t.shape[axis] == 0:
-        raise _shape_error("Reduction axis %d is empty in shape %s [Op:%s]" % (
-            axis, list(t.shape), op_type), t)
+        raise errors.InvalidArgumentError("Reduction axis %d is empty in shape %s [Op:%s]" % (
+            axis, format_shape(t.shape), op_type))
     return torch_fn(t, axis).to(out.torch_dtype)
 
 
@@ -890,11 +907,11 @@ def _scan(x, axis, exclusive, reverse, torch_scan, fill, op_type, check=_is_nume
     t = _checked(to_torch(x), check, op_type)
     axis = _axis_list(axis)
     if len(axis) != 1:
-        raise _shape_error("%s: axis must be a scalar, got %s" % (op_type, axis), t)
+        raise errors.InvalidArgumentError("%s: axis must be a scalar, got %s" % (op_type, axis))
     axis = axis[0]
     if not -t.ndim <= axis < max(t.ndim, 1) or t.ndim == 0:
-        raise _shape_error("%s: axis %d is out of range for a tensor of rank %d" % (
-            op_type, axis, t.ndim), t)
+        raise errors.InvalidArgumentError("%s: axis %d is out of range for a tensor of rank %d" % (
+            op_type, axis, t.ndim))
     axis %= t.ndim
     if reverse:
         t = torch.flip(t, (axis,))
@@ -939,11 +956,12 @@ def _segment_input(data, segment_ids, op_type, sorted_ids):
         raise TypeError("%s: segment_ids must be int32 or int64, got %s" % (
             op_type, _dtype_name(ids)))
     if sorted_ids and ids.ndim != 1:
-        raise _shape_error("%s: segment_ids should be a vector, got shape %s" % (
-            op_type, list(ids.shape)), t)
+        raise errors.InvalidArgumentError("%s: segment_ids should be a vector, got shape %s" % (
+            op_type, format_shape(ids.shape)))
     if tuple(t.shape[:ids.ndim]) != tuple(ids.shape):
-        raise _shape_error("%s: segment_ids.shape = %s does not prefix data.shape = %s" % (
-            op_type, list(ids.shape), list(t.shape)), t)
+        raise errors.InvalidArgumentError(
+            "%s: segment_ids.shape = %s does not prefix data.shape = %s" % (
+                op_type, format_shape(ids.shape), format_shape(t.shape)))
     t = t.reshape((-1,) + tuple(t.shape[ids.ndim:]))
     ids = ids.reshape(-1).to(torch.int64)
     if sorted_ids and ids.numel() and not isinstance(ids, FakeTensor):
@@ -1138,6 +1156,18 @@ def _int_matmul(a, b):
     return (a.unsqueeze(-1) * b.unsqueeze(-3)).sum(-2, dtype=a.dtype)
 
 
+def _matrix_size_incompatible(ta, tb):
+    """TF's error for a matrix product whose inner dims differ: the kernel's "Matrix
+    size-incompatible: In[0]: [2,3], In[1]: [4,2]", or, while a graph is built (fake
+    inputs), the shape function's "Dimensions must be equal, but are 3 and 4"."""
+    inner_a, inner_b = ta.shape[-1], tb.shape[-2]
+    if isinstance(ta, FakeTensor) and type(inner_a) is int and type(inner_b) is int:
+        return _dimensions_must_be_equal(inner_a, inner_b)
+    return errors.InvalidArgumentError("Matrix size-incompatible: In[0]: %s, In[1]: %s "
+                                       "[Op:MatMul]" % (format_shape(ta.shape),
+                                                        format_shape(tb.shape)))
+
+
 @op("linalg.matmul", "matmul", graph_name="MatMul")
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False,
@@ -1152,15 +1182,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if type(ta) is not torch.Tensor or type(tb) is not torch.Tensor or ta.dtype is torch.bool:
         ta, tb = _tensor_pair(ta, tb, "MatMul", _is_numeric)
     if ta.ndim < 2 or tb.ndim < 2:
-        raise _shape_error("Shape must be rank >= 2 for 'MatMul', got shapes %s and %s" % (
-            list(ta.shape), list(tb.shape)), ta)
+        raise errors.InvalidArgumentError(
+            "Shape must be rank >= 2 for 'MatMul', got shapes %s and %s" % (
+                format_shape(ta.shape), format_shape(tb.shape)))
     if transpose_a or adjoint_a:
         ta = ta.mH if adjoint_a else ta.mT
     if transpose_b or adjoint_b:
         tb = tb.mH if adjoint_b else tb.mT
     if ta.shape[-1] != tb.shape[-2]:
-        raise _shape_error("Matrix size-incompatible: In[0]: %s, In[1]: %s [Op:MatMul]" % (
-            list(ta.shape), list(tb.shape)), ta)
+        raise _matrix_size_incompatible(ta, tb)
     if output_type is not None:
         out = dtypes.as_dtype(output_type).torch_dtype
         ta, tb = ta.to(out), tb.to(out)
@@ -1201,7 +1231,7 @@ def einsum(equation, *inputs, **kwargs):
     try:
         return torch.einsum(equation.replace(" ", ""), *ts)
     except RuntimeError as e:
-        raise _shape_error("Einsum %r: %s" % (equation, e), ts[0] if ts else None) from None
+        raise errors.InvalidArgumentError("Einsum %r: %s" % (equation, e)) from None
 
 
 # ---------------------------------------------------------------- operators on tf.Tensor

@@ -86,9 +86,7 @@ def _affine(parts, kernel, bias):
     weights, offset = tensors[-2], tensors[-1]
     joined = torch.cat(tensors[:-2], 1) if len(tensors) > 3 else tensors[0]
     if joined.shape[1] != weights.shape[0]:
-        message = "Matrix size-incompatible: In[0]: %s, In[1]: %s [Op:MatMul]" % (
-            list(joined.shape), list(weights.shape))
-        raise math_ops._shape_error(message, joined)
+        raise math_ops._matrix_size_incompatible(joined, weights)
     return torch.addmm(offset, joined, weights)
 
 
