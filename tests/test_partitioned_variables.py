@@ -424,3 +424,19 @@ def test_canned_estimators_partition_as_tf(tmp_path, monkeypatch):
     checkpoint = tensor_bundle.BundleReader(classifier.latest_checkpoint())
     assert len(checkpoint.entries["dnn/hiddenlayer_0/kernel"].slices) == 1
     assert classifier.get_variable_value("dnn/hiddenlayer_0/kernel").shape == (4, 3)
+
+
+def test_partitions_along_axis_1_round_trip_in_tf_format(tmp_path, monkeypatch):
+    monkeypatch.setenv("TFCOMPAT_CHECKPOINT_FORMAT", "tensorflow")
+    full = np.arange(15, dtype=np.float32).reshape(3, 5)
+    cols = v1.get_variable("cols", initializer=tf.constant(full),
+                           partitioner=v1.fixed_size_partitioner(2, axis=1))
+    assert [p.shape.as_list() for p in cols] == [[3, 3], [3, 2]]
+    np.testing.assert_array_equal(tf.convert_to_tensor(cols).numpy(), full)
+    prefix = v1.train.Saver([cols]).save(None, str(tmp_path / "cols.ckpt"))
+    entry = tensor_bundle.BundleReader(prefix).entries["cols"]
+    assert [[(e.start, e.length) for e in s.extent] for s in entry.slices] == \
+        [[(0, 3), (0, 3)], [(0, 3), (3, 2)]]
+    rows = v1.get_variable("cols", shape=[3, 5], partitioner=v1.fixed_size_partitioner(3))
+    v1.train.Saver([rows]).restore(None, prefix)
+    np.testing.assert_array_equal(tf.convert_to_tensor(rows).numpy(), full)
