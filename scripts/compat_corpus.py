@@ -375,9 +375,13 @@ CAUSES = {
                       "through torch's C++ frames, so the process aborts ('terminate called "
                       "without an active exception', status 134) after the script's last "
                       "line ran. Intermittent (4 of 6 runs of a 6-line repro)",
-    "autograph_return": "AutoGraph leaves a tensor `if` whose branches `return` unconverted, so "
-                        "`if tf.greater(x, 0): return x` in a tf.function raises TypeError "
-                        "(TF turns it into tf.cond)",
+    "autograph_for_range": "AutoGraph does not convert `for` loops over tensors: in a "
+                           "tf.function, `for _ in tf.range(num_steps)` with a tensor "
+                           "num_steps builds a range of data-dependent size, which fails while "
+                           "tracing (TF turns the loop into tf.while_loop)",
+    "unused_op_pruning": "tf.function runs, and checks while tracing, ops whose results are "
+                         "unused: `tf.gather(x, [1])` on a length-1 x raises "
+                         "InvalidArgumentError; TF prunes unused stateless ops and never runs it",
     "ragged": "tf.ragged / tf.RaggedTensor not implemented",
     "virtual_devices": "tf.config.experimental.set_virtual_device_configuration (logical "
                        "devices) not implemented; the guide then needs "
@@ -387,7 +391,6 @@ CAUSES = {
     "gradient_not_registered": "tape.gradient through tf.image.adjust_contrast returns "
                                "gradients; TF raises LookupError (no gradient for "
                                "AdjustContrastv2), which the guide asserts",
-    "concrete_signatures": "tf.function objects lack pretty_printed_concrete_signatures()",
     "keras_package": "`import keras` (the Keras 2 package TF 2.15 installs) is not provided "
                      "by the runner; real TF 2.21 fails later (Keras 2 cannot reload the "
                      "notebook's custom model class)",
@@ -434,8 +437,8 @@ WHY = {
     "tf2_guide_advanced_autodiff": "saved_model",
     "tf2_guide_autodiff": "gradient_not_registered",
     "tf2_guide_checkpoint": "checkpoint_list_deferred",
-    "tf2_guide_function": "concrete_signatures",
-    "tf2_guide_intro_to_graphs": "autograph_return",
+    "tf2_guide_function": "autograph_for_range",
+    "tf2_guide_intro_to_graphs": "unused_op_pruning",
     "tf2_guide_intro_to_modules": "keras_package",
     "tf2_guide_random_numbers": "virtual_devices",
     "tf2_guide_tensor": "ragged",

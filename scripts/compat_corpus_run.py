@@ -163,7 +163,13 @@ _ERROR_LINE = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warn
 
 
 def last_error_line(stderr):
+    """The exception line of the last traceback, else the last line that looks like an error."""
     lines = [line.rstrip() for line in stderr.splitlines() if line.strip()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent")]
+    if starts:
+        for line in lines[starts[-1] + 1:]:
+            if not line[0].isspace():
+                return line[:300]
     for line in reversed(lines):
         if _ERROR_LINE.match(line):
             return line[:300]
