@@ -262,3 +262,42 @@ def test_pretty_printed_concrete_signatures_in_tfs_format():
     scaled(tf.constant(1.0))
     captures = scaled.pretty_printed_concrete_signatures().split("Captures:\n")[1]
     assert captures.endswith(": TensorSpec(shape=(), dtype=tf.resource, name=None)")
+
+
+def test_for_over_tf_range_with_a_tensor_bound_becomes_one_while_loop():
+    # tensorflow/docs guide/function.ipynb: `for _ in tf.range(num_steps)` in a tf.function.
+    @tf.function
+    def sum_of_squares(n):
+        total = tf.constant(0)
+        for i in tf.range(1, n + 1):
+            total += i * i
+        return total
+
+    assert int(sum_of_squares(tf.constant(4))) == 30
+    assert int(sum_of_squares(tf.constant(0))) == 0
+    assert sum_of_squares.experimental_get_tracing_count() == 1
+
+    @tf.function
+    def countdown(n):
+        total = tf.constant(0)
+        for i in tf.range(n, 0, -2):
+            total += i
+        return total
+
+    assert int(countdown(tf.constant(7))) == 16
+
+    @tf.function
+    def constant_bound(x):
+        for i in tf.range(3):
+            x = x + tf.cast(i, tf.float32)
+        return x
+
+    assert float(constant_bound(tf.constant(1.0))) == 4.0
+    side_effects = []
+
+    def python_range(n):
+        for i in range(n):
+            side_effects.append(i)
+        return i
+
+    assert converter.convert(python_range)(3) == 2 and side_effects == [0, 1, 2]

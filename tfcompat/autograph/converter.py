@@ -5,6 +5,8 @@ The function's source is parsed and each `if`/`while` statement is rewritten int
 `operators.if_stmt` / `operators.while_stmt`, which decide at run time: a Python condition
 runs the statement as Python would; a symbolic tensor condition builds graph control flow.
 Like TF's AutoGraph, the variables a statement assigns become the branch/loop outputs.
+`for i in tf.range(n)` becomes a tf.while_loop over the indices when a bound is a
+symbolic tensor (other `for` loops stay Python loops, unrolled while tracing).
 An `if` whose branches both end in `return value` becomes `return` of a tf.cond of the two
 branches (`if c: return a` followed by code ending in `return b` is read as its `else`).
 Other statements containing `return`, `break`, `continue`, `yield` or `global`/`nonlocal`
@@ -202,6 +204,29 @@ class _Transformer(ast.NodeTransformer):
         return [self._function(true_name, names, node.body, None),
                 self._function(false_name, names, node.orelse, None),
                 ast.Return(value=call)]
+
+    def visit_For(self, node):
+        """`for target in <module>.range(...): body` (tf.range) -> `for_range_stmt`, which
+        loops in Python unless the range has a symbolic bound (then tf.while_loop)."""
+        self.generic_visit(node)
+        iterable = node.iter
+        if node.orelse or not isinstance(node.target, ast.Name) or \
+                not isinstance(iterable, ast.Call) or \
+                not isinstance(iterable.func, ast.Attribute) or iterable.func.attr != "range" or \
+                any(isinstance(arg, ast.Starred) for arg in iterable.args) or \
+                any(keyword.arg is None for keyword in iterable.keywords) or \
+                _has_jump(node.body, loop_level=True):
+            return node
+        names = [node.target.id] + [n for n in _assigned(node.body) if n != node.target.id]
+        body_name = self._name("for_body")
+        keywords = ast.Dict(keys=[ast.Constant(k.arg) for k in iterable.keywords],
+                            values=[k.value for k in iterable.keywords])
+        return [
+            self._function(body_name, names, node.body, self._tuple(names, ast.Load)),
+            self._operator_call("for_range_stmt", [
+                iterable.func, ast.List(elts=list(iterable.args), ctx=ast.Load()), keywords,
+                ast.Name(id=body_name, ctx=ast.Load()), self._current_values(names)], names),
+        ]
 
     def visit_While(self, node):
         self.generic_visit(node)

@@ -54,6 +54,42 @@ def if_return(test, true_fn, false_fn, values):
     return true_fn(*values) if test else false_fn(*values)
 
 
+def _range_arguments(start, limit=None, delta=1, dtype=None, name=None):
+    return (0, start, delta, dtype) if limit is None else (start, limit, delta, dtype)
+
+
+def for_range_stmt(range_fn, args, kwargs, body, values):
+    """`for target in range_fn(*args, **kwargs):`, `values` being (target, loop variables).
+
+    tf.range with a symbolic bound becomes a tf.while_loop over the indices (its size is not
+    known while tracing); anything else is iterated in Python. After a while_loop the target
+    is the last index, `start - delta` when the loop ran no step."""
+    from tfcompat.ops import array_ops
+    bounds = list(args) + list(kwargs.values())
+    if range_fn is not array_ops.range or \
+            not any(isinstance(bound, SymbolicTensor) for bound in bounds):
+        for item in range_fn(*args, **kwargs):
+            values = body(item, *values[1:])
+        return values
+    from tfcompat.framework.ops import convert_to_tensor
+    from tfcompat.ops.control_flow_ops import while_loop
+    from tfcompat.ops.math_ops import cast
+    loop_values = values[1:]
+    _check_defined(loop_values, "for loop over tf.range")
+    start, limit, delta, dtype = _range_arguments(*args, **kwargs)
+    if dtype is None:
+        dtype = next(bound.dtype for bound in bounds if isinstance(bound, SymbolicTensor))
+    start, limit, delta = (cast(convert_to_tensor(bound), dtype)
+                           for bound in (start, limit, delta))
+
+    def step(index, *carried):
+        return [index + delta] + list(body(index, *carried)[1:])
+
+    result = while_loop(lambda index, *carried: (index - limit) * delta < 0, step,
+                        [start] + list(loop_values), return_same_structure=True)
+    return (result[0] - delta,) + tuple(result[1:])
+
+
 def while_stmt(test, body, values):
     """`while test:` -- tf.while_loop once `test` is a symbolic tensor, else a Python loop."""
     while True:
