@@ -89,6 +89,36 @@ def test_graph_construction_names_the_first_differing_known_dims():
             tf.maximum(x, y)
 
 
+@pytest.mark.parametrize("make, message", [
+    (lambda x: tf.add_n([x, tf.zeros([4])]),
+     "Inputs to operation AddN must have the same size and shape. Input 0: [?,3] != input 1: "
+     "[4] for '{{node AddN}} = AddN[T=DT_FLOAT](x, Zeros)' with input shapes: [?,3], [4]."),
+    (lambda x: tf.stack([x, tf.zeros([4, 2])]),
+     "Shapes of all inputs must match: values[0].shape = [?,3] != values[1].shape = [4,2] for "
+     "'{{node Pack}} = Pack[T=DT_FLOAT](x, Zeros)' with input shapes: [?,3], [4,2]."),
+    (lambda x: tf1.where(tf.zeros([4, 2]) > 0, x, x),
+     "'cond' must be a scalar, a vector matching the first dimension of 'then', or the same "
+     "shape as 'then'; got [4,2] vs. [?,3] for '{{node Select}} = Select[T=DT_FLOAT](Greater, "
+     "x, x)' with input shapes: [4,2], [?,3], [?,3]."),
+    (lambda x: tf.random.categorical(x[0], 2),
+     "logits should be a matrix, got shape [3] for '{{node Multinomial}} = "
+     "Multinomial[T=DT_FLOAT](StridedSlice)' with input shapes: [3]."),
+])
+def test_graph_construction_messages_show_unknown_dims_as_tf(make, message):
+    with tf.Graph().as_default():
+        x = tf1.placeholder(tf.float32, [None, 3], name="x")
+        with pytest.raises(ValueError) as info:
+            make(x)
+    assert str(info.value) == message
+
+
+def test_graph_construction_dtype_mismatch_is_a_type_error():
+    with tf.Graph().as_default():
+        x = tf1.placeholder(tf.float32, [None, 3])
+        with pytest.raises(TypeError, match="expected to be a float32 tensor but is a int32"):
+            tf.matmul(x, tf.ones([3, 2], dtype=tf.int32))
+
+
 def test_shape_inference_logs_nothing_from_torch():
     records = []
 

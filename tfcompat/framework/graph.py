@@ -892,11 +892,13 @@ class Graph(object):
     def _shape_inference_message(self, error, op_type, name, inputs):
         """TF's graph-construction message for an op rejecting its inputs' shapes:
         "Dimensions must be equal, but are 3 and 4 for '{{node add}} = AddV2[T=DT_FLOAT](x,
-        y)' with input shapes: [?,3], [4]." We show only the `T` attr (the first input's
-        dtype), where TF lists all of the op's attrs."""
+        y)' with input shapes: [?,3], [4]." We show only the `T` attr (the first non-bool
+        input's dtype: a Select's condition is not its T), where TF lists all of the op's
+        attrs."""
         op_name = name[:-1] if name and name.endswith("/") else \
             self.unique_name(name or op_type, mark_as_used=False)
-        attrs = "[T=%s]" % _datatype_name(inputs[0].dtype) if inputs else ""
+        values = [t for t in inputs if t.dtype is not dtypes.bool] or inputs
+        attrs = "[T=%s]" % _datatype_name(values[0].dtype) if values else ""
         return "%s for '{{node %s}} = %s%s(%s)' with input shapes: %s." % (
             errors.kernel_message(error.message), op_name, op_type, attrs,
             ", ".join(t.name if t.value_index else t.op.name for t in inputs),

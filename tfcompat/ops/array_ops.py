@@ -81,7 +81,7 @@ def _as_int(value):
 
 def _not_scalar(value):
     raise errors.InvalidArgumentError("Expected a scalar, got a value of shape %s"
-                                      % (list(value.shape),))
+                                      % (format_shape(value.shape),))
 
 
 def _as_ints(value):

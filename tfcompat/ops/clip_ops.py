@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from tfcompat.framework import dtypes, errors
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import binary_operands, is_tensor_value, op, to_torch
 
 
@@ -44,7 +45,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
         if isinstance(bound, torch.Tensor) and \
                 torch.broadcast_shapes(tt.shape, bound.shape) != tt.shape:
             raise ValueError("Clip bounds of shape %s would change the shape of t %s" % (
-                list(bound.shape), list(tt.shape)))
+                format_shape(bound.shape), format_shape(tt.shape)))
     return torch.clamp(torch.clamp(tt, max=high), min=low)
 
 

@@ -27,6 +27,7 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
 
@@ -142,11 +143,6 @@ def handle_value(value):
 
 
 # ---------------------------------------------------------------- queue state
-
-
-def _shape_text(shape):
-    dims = shape if isinstance(shape, (list, tuple)) else shape.as_list()
-    return "[%s]" % ",".join("?" if d is None else str(d) for d in dims)
 
 
 def _copy(value):
@@ -392,7 +388,7 @@ class _QueueSpec(object):
         if not ok:
             raise errors.InvalidArgumentError(
                 "Shape mismatch in tuple component %d. Expected %s, got %s"
-                % (index, _shape_text(expected), _shape_text(list(shape))))
+                % (index, format_shape(expected), format_shape(shape)))
 
     def element(self, values):
         for i, value in enumerate(values):

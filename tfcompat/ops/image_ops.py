@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, random_seed
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import op, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
@@ -39,7 +40,7 @@ def _nchw(image):
     t = to_torch(image)
     if t.ndim not in (3, 4):
         raise ValueError("'images' must have either 3 or 4 dimensions, got shape %s"
-                         % list(t.shape))
+                         % format_shape(t.shape))
     batched = t.ndim == 4
     x = t if batched else t.unsqueeze(0)
     return x.permute(0, 3, 1, 2), batched, t.dtype
@@ -122,7 +123,7 @@ def resize_area(images, size, align_corners=False, name=None):
 def _hw_axes(t):
     if t.ndim not in (3, 4):
         raise ValueError("'image' must have either 3 or 4 dimensions, got shape %s"
-                         % list(t.shape))
+                         % format_shape(t.shape))
     return (t.ndim - 3, t.ndim - 2)
 
 
@@ -481,7 +482,7 @@ def _encode(image, fn, op_type, name):
                                               % dtypes.from_torch(value.dtype).name)
         if value.ndim != 3:
             raise errors.InvalidArgumentError("image must be 3-dimensional, got shape %s"
-                                              % list(value.shape))
+                                              % format_shape(value.shape))
         data = fn(value.cpu().permute(2, 0, 1).contiguous())
         return (_scalar_string(bytes(data.numpy().tobytes())),)
     return run_op(encode, op_type, [t], lambda: [(dtypes.string, TensorShape([]))], name)[0]

@@ -498,7 +498,7 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
             dtypes.as_dtype(tensor_dtype).name, _dtype_name(ts[0])))
     if shape is not None and list(shape) != list(ts[0].shape):
         raise ValueError("shape %s does not match the inputs' shape %s" % (
-            format_shape(shape), list(ts[0].shape)))
+            format_shape(shape), format_shape(ts[0].shape)))
     return add_n._tfcompat_impl(ts)
 
 

@@ -13,6 +13,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat.framework import context, dtypes, errors, random_seed
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import is_tensor_value, op, to_torch
 from tfcompat.framework.tensor_shape import TensorShape
 
@@ -35,7 +36,7 @@ def _shape(shape, op_name):
         if t.ndim != 1:
             raise errors.InvalidArgumentError(
                 "%s: shape must be a vector of {int32,int64}, got shape %s"
-                % (op_name, list(t.shape)))
+                % (op_name, format_shape(t.shape)))
         dims = [int(v) for v in t.tolist()]
     elif isinstance(shape, (list, tuple)):
         dims = [int(to_torch(d).item()) if is_tensor_value(d) or isinstance(d, torch.Tensor)
@@ -153,7 +154,7 @@ def _categorical(logits, num_samples, dtype, seed, op_name):
     x = to_torch(logits)
     if x.ndim != 2:
         raise errors.InvalidArgumentError("logits should be a matrix, got shape %s"
-                                          % list(x.shape))
+                                          % format_shape(x.shape))
     dtype = _dtype(dtype or dtypes.int64, _INTS, op_name)
     n = int(to_torch(num_samples).item()) if is_tensor_value(num_samples) or \
         isinstance(num_samples, torch.Tensor) else int(num_samples)
@@ -233,7 +234,7 @@ def random_crop(value, size, seed=None, name=None):
                          % (t.ndim, size))
     if any(s > d for s, d in zip(size, t.shape)):
         raise errors.InvalidArgumentError("Need value.shape >= size, got %s vs %s"
-                                          % (list(t.shape), size))
+                                          % (format_shape(t.shape), size))
     gen = random_seed.generator(seed, t.device)
     index = []
     for axis, (s, d) in enumerate(zip(size, t.shape)):

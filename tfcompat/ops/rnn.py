@@ -17,6 +17,7 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.data import structure as nest
 from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.graph import SymbolicTensor, TracedFunction, get_default_graph
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import as_shape
@@ -145,7 +146,7 @@ def _run_time_loop(step, flat_inputs, flat_state, sequence_length, output_specs)
         if tuple(sequence_length.shape) != (batch,):
             raise errors.InvalidArgumentError(
                 "Expected shape for Tensor sequence_length:0 is [%d] but saw shape: %s"
-                % (batch, list(sequence_length.shape)))
+                % (batch, format_shape(sequence_length.shape)))
         if time_steps and batch:
             steps = min(time_steps, max(1, int(sequence_length.max())))
     columns = [x.unbind(0) for x in flat_inputs]

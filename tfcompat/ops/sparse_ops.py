@@ -13,6 +13,7 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import convert_to_tensor, op, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
@@ -139,13 +140,13 @@ def _sparse_to_dense(indices, dense_shape, values, default_value, validate_indic
     fill = to_torch(0 if default_value is None else default_value, dtype).to(vals.device)
     if fill.ndim != 0:
         raise errors.InvalidArgumentError("default_value should be a scalar, got shape %s"
-                                          % list(fill.shape))
+                                          % format_shape(fill.shape))
     if vals.ndim == 0:
         vals = vals.expand(idx.shape[0])
     elif vals.shape[0] != idx.shape[0]:
         raise errors.InvalidArgumentError(
             "sparse_values has incorrect shape %s, should be [] or [%d]"
-            % (list(vals.shape), idx.shape[0]))
+            % (format_shape(vals.shape), idx.shape[0]))
     out = fill.expand(shape).clone()
     return out.index_put(tuple(idx.to(vals.device).unbind(1)), vals)
 
@@ -263,7 +264,7 @@ def _sparse_dense_matmul(indices, values, dense_shape, b, adjoint_a, adjoint_b):
         raise errors.InvalidArgumentError(
             "Cannot multiply A and B because inner dimension does not match: %d vs. %d.  Did "
             "you forget a transpose?  Dimensions of A: [%d, %d).  Dimensions of B: %s"
-            % (inner, bt.shape[0], shape[0], shape[1], list(bt.shape)))
+            % (inner, bt.shape[0], shape[0], shape[1], format_shape(bt.shape)))
     _validate(idx, shape, check_order=False)
     out = bt.new_zeros((out_rows, bt.shape[1]))
     return out.index_add(0, rows, vals.to(bt.device)[:, None] * bt[cols])

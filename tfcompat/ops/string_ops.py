@@ -16,6 +16,7 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import constant_to_torch, op, to_torch
 from tfcompat.ops.array_ops import _as_ints, _axis
 from tfcompat.ops.sparse_ops import SparseTensor
@@ -34,7 +35,7 @@ def _scalar_string(value, what):
     t = _strings(value, what)
     if t.ndim != 0:
         raise errors.InvalidArgumentError("%s must be a scalar string, got shape %s"
-                                          % (what, list(t.shape)))
+                                          % (what, format_shape(t.shape)))
     return t[()]
 
 
@@ -142,7 +143,7 @@ def _string_split(source, delimiter, skip_empty):
     array = _strings(source)
     if array.ndim != 1:
         raise errors.InvalidArgumentError("input must be a vector, got shape: %s"
-                                          % list(array.shape))
+                                          % format_shape(array.shape))
     chars = _scalar_string(delimiter, "delimiter")
     if not chars:
         return _tokens_to_sparse(array, lambda b: [b[i:i + 1] for i in range(len(b))])
@@ -341,14 +342,14 @@ def _substr(input, pos, len, unit):  # noqa: A002 - TF's names
     lengths = np.asarray(to_torch(len).cpu().numpy() if not isinstance(len, int) else len)
     if positions.shape != lengths.shape:
         raise errors.InvalidArgumentError("pos and len should have the same shape, got %s "
-                                          "and %s" % (list(positions.shape),
-                                                      list(lengths.shape)))
+                                          "and %s" % (format_shape(positions.shape),
+                                                      format_shape(lengths.shape)))
     try:
         array_b, pos_b, len_b = np.broadcast_arrays(array, positions, lengths)
     except ValueError:
         raise errors.InvalidArgumentError(
-            "Incompatible shapes: input %s, pos %s" % (list(array.shape),
-                                                      list(positions.shape))) from None
+            "Incompatible shapes: input %s, pos %s" % (format_shape(array.shape),
+                                                      format_shape(positions.shape))) from None
     out = np.empty(array_b.shape, dtype=object)
     for index in np.ndindex(*out.shape):
         item = array_b[index]
