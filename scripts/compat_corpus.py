@@ -375,10 +375,8 @@ CAUSES = {
                       "through torch's C++ frames, so the process aborts ('terminate called "
                       "without an active exception', status 134) after the script's last "
                       "line ran. Intermittent (4 of 6 runs of a 6-line repro)",
-    "autograph_for_range": "AutoGraph does not convert `for` loops over tensors: in a "
-                           "tf.function, `for _ in tf.range(num_steps)` with a tensor "
-                           "num_steps builds a range of data-dependent size, which fails while "
-                           "tracing (TF turns the loop into tf.while_loop)",
+    "trace_type": "tf.types.experimental.TraceType (user-defined trace types for "
+                  "tf.function arguments, __tf_tracing_type__) not implemented",
     "unused_op_pruning": "tf.function runs, and checks while tracing, ops whose results are "
                          "unused: `tf.gather(x, [1])` on a length-1 x raises "
                          "InvalidArgumentError; TF prunes unused stateless ops and never runs it",
@@ -437,7 +435,7 @@ WHY = {
     "tf2_guide_advanced_autodiff": "saved_model",
     "tf2_guide_autodiff": "gradient_not_registered",
     "tf2_guide_checkpoint": "checkpoint_list_deferred",
-    "tf2_guide_function": "autograph_for_range",
+    "tf2_guide_function": "trace_type",
     "tf2_guide_intro_to_graphs": "unused_op_pruning",
     "tf2_guide_intro_to_modules": "keras_package",
     "tf2_guide_random_numbers": "virtual_devices",
