@@ -440,3 +440,54 @@ def test_partitions_along_axis_1_round_trip_in_tf_format(tmp_path, monkeypatch):
     rows = v1.get_variable("cols", shape=[3, 5], partitioner=v1.fixed_size_partitioner(3))
     v1.train.Saver([rows]).restore(None, prefix)
     np.testing.assert_array_equal(tf.convert_to_tensor(rows).numpy(), full)
+
+
+def _sparse_lookup_case():
+    full = np.arange(12, dtype=np.float32).reshape(6, 2)
+    sp_ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], np.array([1, 4, 2], np.int64), [4, 2])
+    sp_weights = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], [2.0, 1.0, 3.0], [4, 2])
+    mod_row = {i: 3 * (i % 2) + i // 2 for i in range(6)}   # 2 parts of 3 rows, "mod"
+    a, b, c = full[mod_row[1]], full[mod_row[4]], full[mod_row[2]]
+    zero = np.zeros(2, np.float32)
+    expected = {   # TF: (last row with ids + 1) rows, an empty row in between is 0
+        "sum": [2 * a + b, zero, 3 * c],
+        "mean": [(2 * a + b) / 3, zero, c],
+        "sqrtn": [(2 * a + b) / np.sqrt(5.0), zero, c],
+        "unweighted mean": [(a + b) / 2, zero, c]}
+    return full, sp_ids, sp_weights, expected
+
+
+def test_embedding_lookup_sparse_over_parts_eager():
+    full, sp_ids, sp_weights, expected = _sparse_lookup_case()
+    table = v1.get_variable("sparse_table", initializer=tf.constant(full),
+                            partitioner=v1.fixed_size_partitioner(2))
+    for combiner in ("sum", "mean", "sqrtn"):
+        got = v1.nn.embedding_lookup_sparse(table, sp_ids, sp_weights, combiner=combiner)
+        np.testing.assert_allclose(got.numpy(), expected[combiner], rtol=1e-6)
+    np.testing.assert_allclose(v1.nn.embedding_lookup_sparse(table, sp_ids, None).numpy(),
+                               expected["unweighted mean"], rtol=1e-6)
+    # v2 is "div": contiguous id ranges, the full table's rows
+    np.testing.assert_allclose(
+        tf.compat.v2.nn.embedding_lookup_sparse(table, sp_ids, None, combiner="sum").numpy(),
+        [full[1] + full[4], np.zeros(2), full[2]])
+    with pytest.raises(ValueError, match="combiner"):
+        v1.nn.embedding_lookup_sparse(table, sp_ids, None, combiner="max")
+    with pytest.raises(TypeError, match="sp_ids must be SparseTensor"):
+        v1.nn.embedding_lookup_sparse(table, [1, 2], None)
+
+
+def test_embedding_lookup_sparse_over_parts_in_a_graph_with_gradients():
+    full, sp_ids, sp_weights, expected = _sparse_lookup_case()
+    with tf.Graph().as_default():
+        table = v1.get_variable("table", initializer=tf.constant(full),
+                                partitioner=v1.fixed_size_partitioner(2))
+        result = v1.nn.embedding_lookup_sparse(table, sp_ids, sp_weights, combiner="mean")
+        grads = v1.gradients(tf.reduce_sum(result), list(table))
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            got, grad0, grad1 = sess.run([result] + grads)
+    np.testing.assert_allclose(got, expected["mean"], rtol=1e-6)
+    # d(sum of means)/d(row): weight / row's weight sum; id 4 -> part 0 row 2, id 2 -> part 0
+    # row 1, id 1 -> part 1 row 0
+    np.testing.assert_allclose(grad0, [[0, 0], [1, 1], [1 / 3, 1 / 3]], rtol=1e-6)
+    np.testing.assert_allclose(grad1, [[2 / 3, 2 / 3], [0, 0], [0, 0]], rtol=1e-6)

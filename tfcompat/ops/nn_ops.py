@@ -15,6 +15,8 @@ from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors, random_seed
 from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_tensors,
                                     to_torch)
+from tfcompat.ops.math_ops import _sorted_num_segments
+from tfcompat.ops.sparse_ops import SparseTensor
 from tfcompat.variables import PartitionedVariable
 
 _FLOATS = "half, bfloat16, float32, float64"
@@ -1388,3 +1390,59 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
 @tf_export(v2=["nn.embedding_lookup"])
 def embedding_lookup_v2(params, ids, max_norm=None, name=None):
     return embedding_lookup(params, ids, "div", name=name, max_norm=max_norm)
+
+
+@op(graph_name="EmbeddingLookupSparse")
+def _embedding_lookup_sparse(params, indices, ids, weights, partition_strategy, combiner,
+                             max_norm, name=None):
+    """Rows of `params` at `ids`, times `weights` (1 when None), summed per row of the sparse
+    input (`indices[:, 0]`, sorted) and divided by the weights' sum ("mean") or the root of
+    their squares' sum ("sqrtn"), 0 where that is 0; last row id + 1 rows, as TF's segment
+    sums give."""
+    rows = _embedding_lookup(params, ids, partition_strategy, max_norm)
+    segments = to_torch(indices)[:, 0].long()
+    if weights is None:
+        weights = torch.ones(segments.shape, dtype=rows.dtype, device=rows.device)
+    else:
+        weights = to_torch(weights).to(rows.dtype)
+    weights = weights.reshape((-1,) + (1,) * (rows.ndim - 1))
+    num = _sorted_num_segments(segments)
+    weighted = rows * weights
+    if combiner != "sum":
+        # each entry divided by its row's norm: nothing broadcasts against `num`, which a
+        # graph knows only when it runs
+        per_row = weights if combiner == "mean" else weights * weights
+        norm = torch.zeros((num,) + tuple(rows.shape[1:]), dtype=rows.dtype,
+                           device=rows.device).index_add(0, segments, per_row.expand_as(rows))
+        norm = norm[segments] if combiner == "mean" else torch.sqrt(norm[segments])
+        weighted = torch.where(norm == 0, torch.zeros_like(weighted), weighted / norm)
+    return torch.zeros((num,) + tuple(rows.shape[1:]), dtype=rows.dtype,
+                       device=rows.device).index_add(0, segments, weighted)
+
+
+@tf_export(v1=["nn.embedding_lookup_sparse"])
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None,
+                            combiner=None, max_norm=None):
+    """Combined embeddings of the ids in each row of the SparseTensor `sp_ids` (weighted by
+    `sp_weights` values when given): "mean" (default), "sqrtn" or "sum". As TF, rows are
+    assumed non-empty and in order; the result has (last row with ids + 1) rows. `params`
+    may be a tensor, a list of partitions or a PartitionedVariable. RaggedTensor ids (TF 2.15)
+    are not supported."""
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum', got %s" % combiner)
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError("sp_ids must be SparseTensor, got %s" % type(sp_ids))
+    if sp_weights is not None and not isinstance(sp_weights, SparseTensor):
+        raise TypeError("sp_weights must be either None or SparseTensor,got %s"
+                        % type(sp_weights))
+    return _embedding_lookup_sparse(
+        _partition_list(params), sp_ids.indices, sp_ids.values,
+        None if sp_weights is None else sp_weights.values, partition_strategy, combiner,
+        max_norm, name=name)
+
+
+@tf_export(v2=["nn.embedding_lookup_sparse"])
+def embedding_lookup_sparse_v2(params, sp_ids, sp_weights, combiner=None, max_norm=None,
+                               name=None, allow_fast_lookup=False):
+    return embedding_lookup_sparse(params, sp_ids, sp_weights, "div", name, combiner, max_norm)
