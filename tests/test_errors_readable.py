@@ -57,6 +57,10 @@ def test_eager_errors_keep_the_kernel_message():
     with pytest.raises(errors.InvalidArgumentError) as info:
         tf.matmul(tf.zeros([2, 3]), tf.zeros([4, 2]))
     assert str(info.value) == "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,2] [Op:MatMul]"
+    with pytest.raises(errors.InvalidArgumentError) as info:     # as the matrices TF multiplies
+        tf.tensordot(tf.zeros([2, 3, 5]), tf.zeros([5, 4, 2]), [[1, 2], [0, 1]])
+    assert str(info.value) == \
+        "Matrix size-incompatible: In[0]: [2,15], In[1]: [20,2] [Op:MatMul]"
 
 
 def test_graph_construction_raises_value_error_with_the_node():
@@ -100,6 +104,9 @@ def test_graph_construction_names_the_first_differing_known_dims():
      "'cond' must be a scalar, a vector matching the first dimension of 'then', or the same "
      "shape as 'then'; got [4,2] vs. [?,3] for '{{node Select}} = Select[T=DT_FLOAT](Greater, "
      "x, x)' with input shapes: [4,2], [?,3], [?,3]."),
+    (lambda x: tf.tensordot(x, tf.zeros([4, 2]), 1),
+     "Dimensions must be equal, but are 3 and 4 for '{{node Tensordot}} = "
+     "Tensordot[T=DT_FLOAT](x, Zeros)' with input shapes: [?,3], [4,2]."),
     (lambda x: tf.random.categorical(x[0], 2),
      "logits should be a matrix, got shape [3] for '{{node Multinomial}} = "
      "Multinomial[T=DT_FLOAT](StridedSlice)' with input shapes: [3]."),

@@ -1156,16 +1156,16 @@ def _int_matmul(a, b):
     return (a.unsqueeze(-1) * b.unsqueeze(-3)).sum(-2, dtype=a.dtype)
 
 
-def _matrix_size_incompatible(ta, tb):
+def _matrix_size_incompatible(shape_a, shape_b, building):
     """TF's error for a matrix product whose inner dims differ: the kernel's "Matrix
-    size-incompatible: In[0]: [2,3], In[1]: [4,2]", or, while a graph is built (fake
-    inputs), the shape function's "Dimensions must be equal, but are 3 and 4"."""
-    inner_a, inner_b = ta.shape[-1], tb.shape[-2]
-    if isinstance(ta, FakeTensor) and type(inner_a) is int and type(inner_b) is int:
+    size-incompatible: In[0]: [2,3], In[1]: [4,2]", or, while a graph is built (`building`:
+    fake inputs), the shape function's "Dimensions must be equal, but are 3 and 4"."""
+    inner_a, inner_b = shape_a[-1], shape_b[-2]
+    if building and type(inner_a) is int and type(inner_b) is int:
         return _dimensions_must_be_equal(inner_a, inner_b)
     return errors.InvalidArgumentError("Matrix size-incompatible: In[0]: %s, In[1]: %s "
-                                       "[Op:MatMul]" % (format_shape(ta.shape),
-                                                        format_shape(tb.shape)))
+                                       "[Op:MatMul]" % (format_shape(shape_a),
+                                                        format_shape(shape_b)))
 
 
 @op("linalg.matmul", "matmul", graph_name="MatMul")
@@ -1190,7 +1190,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if transpose_b or adjoint_b:
         tb = tb.mH if adjoint_b else tb.mT
     if ta.shape[-1] != tb.shape[-2]:
-        raise _matrix_size_incompatible(ta, tb)
+        raise _matrix_size_incompatible(ta.shape, tb.shape, isinstance(ta, FakeTensor))
     if output_type is not None:
         out = dtypes.as_dtype(output_type).torch_dtype
         ta, tb = ta.to(out), tb.to(out)
@@ -1218,7 +1218,35 @@ def tensordot(a, b, axes, name=None):
                 len(dims[0]), len(dims[1])))
     else:
         raise ValueError("'axes' must be an integer or have length 2, got %r" % (axes,))
+    _check_contracted_sizes(ta, tb, dims)
     return _run_binary(lambda x, y: torch.tensordot(x, y, dims), ta, tb, "Tensordot")
+
+
+def _check_contracted_sizes(ta, tb, dims):
+    """TF's tensordot reshapes both operands to matrices and multiplies them: contracted
+    sizes that differ fail there as MatMul's error, with the matrices' shapes."""
+    if isinstance(dims, int):
+        axes_a, axes_b = range(ta.ndim - dims, ta.ndim), range(dims)
+    else:
+        axes_a, axes_b = [a % ta.ndim for a in dims[0]], [b % tb.ndim for b in dims[1]]
+    if [ta.shape[i] for i in axes_a] == [tb.shape[i] for i in axes_b]:
+        return
+    free_a = [i for i in range(ta.ndim) if i not in axes_a]
+    free_b = [i for i in range(tb.ndim) if i not in axes_b]
+    raise _matrix_size_incompatible(
+        [_size_product(ta.shape, free_a), _size_product(ta.shape, axes_a)],
+        [_size_product(tb.shape, axes_b), _size_product(tb.shape, free_b)],
+        isinstance(ta, FakeTensor))
+
+
+def _size_product(shape, axes):
+    """The number of elements along `axes` of `shape`; None when one is unknown."""
+    product = 1
+    for axis in axes:
+        if type(shape[axis]) is not int:
+            return None
+        product *= shape[axis]
+    return product
 
 
 @op("einsum", "linalg.einsum", graph_name="Einsum")

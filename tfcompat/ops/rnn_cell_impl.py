@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat._api import tf_export
 from tfcompat.data import structure as nest
@@ -86,7 +87,8 @@ def _affine(parts, kernel, bias):
     weights, offset = tensors[-2], tensors[-1]
     joined = torch.cat(tensors[:-2], 1) if len(tensors) > 3 else tensors[0]
     if joined.shape[1] != weights.shape[0]:
-        raise math_ops._matrix_size_incompatible(joined, weights)
+        raise math_ops._matrix_size_incompatible(joined.shape, weights.shape,
+                                                 isinstance(joined, FakeTensor))
     return torch.addmm(offset, joined, weights)
 
 
