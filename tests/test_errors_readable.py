@@ -107,6 +107,10 @@ def test_graph_construction_names_the_first_differing_known_dims():
     (lambda x: tf.tensordot(x, tf.zeros([4, 2]), 1),
      "Dimensions must be equal, but are 3 and 4 for '{{node Tensordot}} = "
      "Tensordot[T=DT_FLOAT](x, Zeros)' with input shapes: [?,3], [4,2]."),
+    (lambda x: tf.nn.bias_add(x, tf.zeros([4])),
+     "Must provide as many biases as the channel dimension of the input tensor: bias shape [4] "
+     "vs. value shape [?,3] for '{{node BiasAdd}} = BiasAdd[T=DT_FLOAT](x, Zeros)' with input "
+     "shapes: [?,3], [4]."),
     (lambda x: tf.random.categorical(x[0], 2),
      "logits should be a matrix, got shape [3] for '{{node Multinomial}} = "
      "Multinomial[T=DT_FLOAT](StridedSlice)' with input shapes: [3]."),

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors, random_seed
+from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_tensors,
                                     to_torch)
 from tfcompat.ops.math_ops import _sorted_num_segments
@@ -160,7 +161,7 @@ def bias_add(value, bias, data_format=None, name=None):
     if x.shape[axis] != b.shape[0]:
         raise errors.InvalidArgumentError(
             "Must provide as many biases as the channel dimension of the input tensor: "
-            "bias shape %s vs. value shape %s" % (list(b.shape), list(x.shape)))
+            "bias shape %s vs. value shape %s" % (format_shape(b.shape), format_shape(x.shape)))
     if channels_first:
         b = b.reshape((-1,) + (1,) * (x.ndim - 2))
     return x + b
@@ -263,7 +264,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
     t = _float(x, "FusedBatchNorm", "x")
     if t.ndim not in (4, 5):
         raise ValueError("x must be 4-D or 5-D for fused_batch_norm, got shape %s"
-                         % list(t.shape))
+                         % format_shape(t.shape))
     if data_format not in ("NHWC", "NCHW", "NDHWC", "NCDHW"):
         raise ValueError("data_format must be NHWC, NCHW, NDHWC or NCDHW, got %r"
                          % (data_format,))
@@ -336,7 +337,7 @@ def _in_top_k(predictions, targets, k):
     t = to_torch(targets)
     if p.ndim != 2 or t.ndim != 1:
         raise ValueError("in_top_k needs predictions of rank 2 and targets of rank 1, got "
-                         "shapes %s and %s" % (list(p.shape), list(t.shape)))
+                         "shapes %s and %s" % (format_shape(p.shape), format_shape(t.shape)))
     classes = p.shape[1]
     valid = (t >= 0) & (t < classes)
     target = p.gather(1, torch.where(valid, t, 0).long().unsqueeze(1))
@@ -378,7 +379,8 @@ def _softmax_xent(labels, logits, axis):
     if x.ndim == 0 or y.ndim == 0:
         raise errors.InvalidArgumentError(
             "logits and labels must be either 2-dimensional, or broadcasted to be "
-            "2-dimensional: logits_size=%s labels_size=%s" % (list(x.shape), list(y.shape)))
+            "2-dimensional: logits_size=%s labels_size=%s" % (format_shape(x.shape),
+                                                              format_shape(y.shape)))
     if axis not in (-1, x.ndim - 1):
         precise, y = precise.movedim(axis, -1), y.movedim(axis, -1)
     loss_shape = precise.shape[:-1]
@@ -389,7 +391,7 @@ def _softmax_xent(labels, logits, axis):
     except RuntimeError:
         raise errors.InvalidArgumentError(
             "logits and labels must be broadcastable: logits_size=%s labels_size=%s"
-            % (list(precise.shape), list(y.shape))) from None
+            % (format_shape(precise.shape), format_shape(y.shape))) from None
     if rows != precise.shape[0]:
         raise errors.InvalidArgumentError(
             "Input to reshape is a tensor with %d values, but the requested shape has %d"
@@ -817,7 +819,7 @@ def _from_channels_first(y, channels_last):
 def _check_rank(x, n, op_name, what="input"):
     if x.ndim != n + 2:
         raise ValueError("%s: %s must be %d-dimensional, got shape %s"
-                         % (op_name, what, n + 2, list(x.shape)))
+                         % (op_name, what, n + 2, format_shape(x.shape)))
 
 
 def _conv(x, filters, n, strides, padding, dilations, data_format, op_name):
@@ -1019,7 +1021,7 @@ def _depthwise(x, filter, strides, padding, rate, data_format, op_name):
     w = to_torch(filter)
     if w.ndim != 4:
         raise ValueError("%s: filter must be 4-D [height, width, in_channels, multiplier], "
-                         "got shape %s" % (op_name, list(w.shape)))
+                         "got shape %s" % (op_name, format_shape(w.shape)))
     channels_last = _is_channels_last(data_format)
     if rate is not None and max(_spatial(rate, 2, "rate", channels_last, op_name)) > 1 and \
             max(_spatial(strides, 2, "strides", channels_last, op_name)) > 1:
@@ -1078,7 +1080,7 @@ def _pool(value, ksize, strides, padding, data_format, n, kind, op_name, dilatio
         n = x.ndim - 2
     if n not in (1, 2, 3):
         raise ValueError("%s: input must be 3-, 4- or 5-dimensional, got shape %s"
-                         % (op_name, list(x.shape)))
+                         % (op_name, format_shape(x.shape)))
     _check_rank(x, n, op_name)
     channels_last = _is_channels_last(data_format)
     kernel = _spatial(ksize, n, "ksize", channels_last, op_name)
@@ -1258,7 +1260,7 @@ def _dropout(x, rate, noise_shape, seed):
         if rate.ndim != 0:
             if rate.numel() != 1:
                 raise ValueError("rate must be a scalar tensor, got shape %s"
-                                 % list(rate.shape))
+                                 % format_shape(rate.shape))
             rate = rate.reshape(())  # a scalar fed through a placeholder of unknown rank
         scale = 1 / (1 - rate)
     if noise_shape is None:
@@ -1272,7 +1274,7 @@ def _dropout(x, rate, noise_shape, seed):
         except RuntimeError:
             raise errors.InvalidArgumentError(
                 "noise_shape %s is not broadcastable to x's shape %s"
-                % (shape, list(t.shape))) from None
+                % (shape, format_shape(t.shape))) from None
     noise = torch.empty(shape, device=t.device, dtype=t.dtype).uniform_(
         generator=random_seed.generator(seed, t.device))
     return t * ((noise >= rate).to(t.dtype) * scale)
