@@ -123,6 +123,15 @@ def test_graph_construction_messages_show_unknown_dims_as_tf(make, message):
     assert str(info.value) == message
 
 
+def test_static_shapes_of_symbolic_sizes_are_unknown_not_stand_ins():
+    with tf.Graph().as_default():
+        x = tf1.placeholder(tf.float32, [None, 3])
+        assert TensorShape(list(x._fake.shape)).as_list() == [None, 3]
+        with pytest.raises(ValueError, match=re.escape(
+                "Shapes (None, 3) and (4, 2) are incompatible")):
+            tf1.losses.mean_squared_error(tf.zeros([4, 2]), x)
+
+
 def test_graph_construction_dtype_mismatch_is_a_type_error():
     with tf.Graph().as_default():
         x = tf1.placeholder(tf.float32, [None, 3])

@@ -3,8 +3,11 @@
 A known `Dimension` is an `int` with a `.value`, so TF1 code (`shape[-1].value`) and TF2 code
 (`shape[-1] * 2`) both work. An unknown dimension is `None` under TF2 semantics and the
 `Dimension(None)` object (whose `.value` is None) under TF1 semantics, following the flavour of
-the running script (`tfcompat._api.flavor()`).
+the running script (`tfcompat._api.flavor()`). The symbolic sizes of graph tensors' fake
+values (torch SymInts) are unknown dimensions, never their stand-in sizes.
 """
+import torch
+
 from tfcompat import _api
 from tfcompat._api import tf_export
 
@@ -18,6 +21,10 @@ class Dimension(int):
             return UNKNOWN_DIMENSION
         if isinstance(value, Dimension):
             return value
+        if isinstance(value, torch.SymInt):     # a graph's symbolic size: known if constant
+            value = value.node.maybe_as_int()
+            if value is None:
+                return UNKNOWN_DIMENSION
         try:
             as_int = int(value.__index__())
         except AttributeError:
