@@ -49,7 +49,8 @@ def test_import_forms_resolve_to_tfcompat(tmp_path):
 
         import tensorflow as tf
         assert tf.add is tfcompat.add and tf.keras is tfcompat.keras and tf.compat is tfcompat.compat
-        assert tf.__version__ == tf.version.VERSION == "1.15.5" and tfcompat.__version__ == "0.1.0"
+        assert tf.__version__ == tf.version.VERSION == tf.compat.v1.__version__ != "0.1.0"
+        assert tfcompat.__version__ == "0.1.0"
         import tensorflow.compat.v1 as tf1
         assert tf1 is sys.modules["tfcompat.compat.v1"]
         import tensorflow.compat.v2
@@ -305,11 +306,17 @@ def test_version_and_usage(tmp_path):
     ("import tensorflow as tf\nest = tf.estimator.Estimator(model_fn=None)\ntf.logging.info('')\n",
      "graph", "v1", "tf.estimator"),
     ("from tensorflow.compat.v1 import Session\nSession()\n",
-     "graph", "v1", "tf.Session"),
+     "graph", "v2", "tf.Session"),
     ("import tensorflow as tf\nx = tf.Variable(1.0)\nwith tf.GradientTape() as t: pass\n",
      "eager", "v2", "TF2-style script"),
+    # compat.v1 without a TF1 switch: TF2's eager runtime, explicit graphs run as in TF1
     ("import tensorflow.compat.v1 as tf\nx = tf.constant(1.0)\n",
-     "eager", "v1", "TF1 eager-compatible script"),
+     "eager", "v2", "TF2-style script"),
+    ("import tensorflow.compat.v1 as tf\nprint(tf.constant(1.0).numpy())\ng = tf.Graph()\n"
+     "with g.as_default():\n    x = tf.placeholder(tf.float32)\n"
+     "with tf.Session(graph=g) as s:\n    pass\n", "eager", "v2", "TF2-style script"),
+    ("import tensorflow as tf\ng = tf.Graph()\nwith g.as_default():\n"
+     "    x = tf.placeholder(tf.float32)\n", "graph", "v1", "tf.Graph"),
     ("import tensorflow as tf\nopt = tf.train.AdamOptimizer(0.1)\n",
      "eager", "v1", "TF1 eager-compatible script"),
     ("import tensorflow as tf\ntfe = tf.contrib.eager\n", "eager", "v1", "TF1 eager"),
@@ -337,8 +344,8 @@ def test_detect(source, mode, flavor, reason):
      "    tf.Session()\nelse:\n    tf.summary.create_file_writer('l')\n", "v2",
      "TF2-only usage outweighs TF1-only usage: tf.random.set_seed, "
      "tf.summary.create_file_writer; but also tf.Session"),
-    ("import tensorflow as tf\nfrom tensorflow.compat.v1 import placeholder\n", "v1",
-     "imports tensorflow.compat.v1"),
+    ("import tensorflow as tf\nfrom tensorflow.compat.v1 import placeholder\n", "v2",
+     "imports tensorflow.compat.v1 and calls no TF1 switch: TF2's runtime"),
     ("import tensorflow.compat.v2 as tf\n", "v2", "TF2-only usage: tensorflow.compat.v2"),
 ])
 def test_detect_flavor(source, flavor, why):

@@ -22,6 +22,7 @@ _MODULES = (
     "ops.linalg_ops", "ops.string_ops", "ops.control_flow_ops", "ops.check_ops",
     "ops.init_ops", "ops.sparse_ops", "ops.gradients_impl", "ops.state_ops",
     "ops.logging_ops", "ops.script_ops", "ops.custom_gradient", "ops.image_ops",
+    "ops.partitioned_variables",
     "variables", "variable_scope", "eager.backprop", "function", "autograph.converter",
     "module.module",
     "client.session", "train", "summary", "io", "core.example", "data",

@@ -64,6 +64,7 @@ class _Scan(object):
         self.local_imports = []    # top-level module names it imports
         self.symbols = []          # (line, TF path, version or None): each whole tf.* reference
         self.mode_constructs = []  # (line, "graph" or "eager", how we name the construct)
+        self.implicit_graph_api = None  # first graph API used outside an explicit graph
 
 
 def _dotted(node):
@@ -145,6 +146,7 @@ def _scan_source(source):
             scan.local_imports.extend(a.name for a in node.names)
 
     inner = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    explicit = _explicit_graph_nodes(tree)
     uses = []   # (line, col, TF path without compat.vN, its version or None for top level)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Attribute, ast.Name)):
@@ -158,10 +160,10 @@ def _scan_source(source):
             path, version = _tf_path("tensorflow." + path if path else "tensorflow")
             if not path:
                 continue
-            uses.append((node.lineno, node.col_offset, path, version))
+            uses.append((node.lineno, node.col_offset, path, version, id(node) in explicit))
             if id(node) not in inner:
                 scan.symbols.append((node.lineno, path, version))
-    for line, _, path, version in sorted(uses):
+    for line, _, path, version, in_explicit_graph in sorted(uses):
         name = path.rpartition(".")[2]
         if version is None and (path in v1_only or path.startswith("contrib")):
             _add_once(scan.v1_names, "tf." + ("contrib" if path.startswith("contrib") else path))
@@ -178,8 +180,26 @@ def _scan_source(source):
                     (line, "graph", words) not in scan.mode_constructs:
                 scan.graph_api = scan.graph_api or words
                 scan.mode_constructs.append((line, "graph", words))
+                if not in_explicit_graph and api != "Graph":
+                    scan.implicit_graph_api = scan.implicit_graph_api or words
     scan.symbols.sort(key=lambda use: use[0])
     return scan
+
+
+def _explicit_graph_nodes(tree):
+    """Ids of the nodes that build or run an explicit graph: the bodies of
+    `with <graph>.as_default():` blocks and `Session(graph=...)` calls. TF2's eager runtime
+    runs such code as TF1 does, so in a TF2-era script it does not call for graph mode."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                isinstance(item.context_expr, ast.Call) and
+                isinstance(item.context_expr.func, ast.Attribute) and
+                item.context_expr.func.attr == "as_default" for item in node.items):
+            found.update(id(sub) for statement in node.body for sub in ast.walk(statement))
+        elif isinstance(node, ast.Call) and any(k.arg == "graph" for k in node.keywords):
+            found.update(id(sub) for sub in ast.walk(node.func))
+    return found
 
 
 def _flavor(scans, where):
@@ -189,8 +209,9 @@ def _flavor(scans, where):
     `tf.contrib`: TF1; `tf.random.set_seed`, `tf.summary.create_file_writer`: TF2), the
     `tensorflow.compat.v2` import, and the compat.v1 switches only TF2 scripts need
     (`tf.compat.v1.disable_eager_execution()`). With names of both, the version with more
-    distinct names wins (TF1 on a tie) and the reason says so; with none, a script that imports
-    `tensorflow.compat.v1` is TF1 code and anything else TF2 code.
+    distinct names wins (TF1 on a tie) and the reason says so; with none, the script is TF2
+    code (one importing `tensorflow.compat.v1` without TF1-only names or switches is TF2-era
+    code running the v1 API on TF2's runtime, as TF's upgrade script and the r1 guides left it).
     """
     v1 = [(name, n) for n, s in scans.items() for name in s.v1_names]
     v2 = [(name, n) for n, s in scans.items() for name in s.v2_names]
@@ -213,7 +234,8 @@ def _flavor(scans, where):
         return "v2", "TF2-only usage: " + listed(v2)
     compat_v1 = [n for n, s in scans.items() if s.compat_v1]
     if compat_v1:
-        return "v1", "imports tensorflow.compat.v1" + where(compat_v1[0])
+        return "v2", "imports tensorflow.compat.v1 and calls no TF1 switch: TF2's runtime" + \
+            where(compat_v1[0])
     return "v2", "no TF1-only names"
 
 
@@ -233,7 +255,9 @@ def detect(sources):
 
     flavor, why = _flavor(scans, where)
     eager = [(n, s.eager_call) for n, s in scans.items() if s.eager_call]
-    graph = [(n, s.graph_api) for n, s in scans.items() if s.graph_api]
+    graph = [(n, s.graph_api if flavor == "v1" else s.implicit_graph_api)
+             for n, s in scans.items()]
+    graph = [(n, api) for n, api in graph if api]
     if eager:
         name, call = next(((n, c) for n, c in eager if c == "enable_v2_behavior"), eager[0])
         reason = "the script calls tf.%s()%s" % (call, where(name))

@@ -27,7 +27,6 @@ from tfcompat._api import export_constant, tf_export
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor_shape import as_shape
 from tfcompat.ops import array_ops
-from tfcompat.ops import partitioned_variables  # noqa: F401 - registers the partitioners
 from tfcompat.ops.init_ops import GlorotUniform, Zeros
 from tfcompat.variables import (GLOBAL_VARIABLES, LOCAL_VARIABLES, TRAINABLE_VARIABLES,
                                  PartitionedVariable, Variable, VariableAggregation,

@@ -11,7 +11,8 @@ TF1_VERSION, TF2_VERSION = "1.15.5", "2.15.1"
 
 # TF2 has no top-level VERSION / GIT_VERSION; a script taken for TF2 that reads them anyway
 # (an unused TF1 branch) sees TF2's values rather than TF1's.
-export_constant(TF1_VERSION, v1=["VERSION", "version.VERSION"])
-export_constant(TF2_VERSION, v2=["VERSION", "version.VERSION"])
+_VERSION_PATHS = ["VERSION", "version.VERSION", "compat.v1.__version__", "compat.v2.__version__"]
+export_constant(TF1_VERSION, v1=_VERSION_PATHS)
+export_constant(TF2_VERSION, v2=_VERSION_PATHS)
 export_constant("v" + TF1_VERSION, v1=["GIT_VERSION", "version.GIT_VERSION"])
 export_constant("v" + TF2_VERSION, v2=["GIT_VERSION", "version.GIT_VERSION"])
