@@ -111,6 +111,12 @@ def test_graph_construction_names_the_first_differing_known_dims():
      "Must provide as many biases as the channel dimension of the input tensor: bias shape [4] "
      "vs. value shape [?,3] for '{{node BiasAdd}} = BiasAdd[T=DT_FLOAT](x, Zeros)' with input "
      "shapes: [?,3], [4]."),
+    (lambda x: tf.reshape(x, [5, 7]),
+     "Dimension size must be evenly divisible by 3 but is 35 for '{{node Reshape}} = "
+     "Reshape[T=DT_FLOAT](x)' with input shapes: [?,3]."),
+    (lambda x: tf.reshape(tf1.placeholder(tf.float32, [2, 3], name="y"), [5, 7]),
+     "Cannot reshape a tensor with 6 elements to shape [5,7] (35 elements) for '{{node "
+     "Reshape}} = Reshape[T=DT_FLOAT](y)' with input shapes: [2,3]."),
     (lambda x: tf.random.categorical(x[0], 2),
      "logits should be a matrix, got shape [3] for '{{node Multinomial}} = "
      "Multinomial[T=DT_FLOAT](StridedSlice)' with input shapes: [3]."),

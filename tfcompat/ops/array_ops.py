@@ -17,6 +17,7 @@ concrete tensors, not on the fake tensors of graph building or under torch.compi
 """
 import builtins
 import collections
+import math
 import operator
 
 import numpy as np
@@ -408,7 +409,9 @@ def rank(input, name=None):  # noqa: A002 - TF's name
     return _size_tensor([t.ndim], (), torch.int32, device)
 
 
-def _reshape_target(count, target):
+def _reshape_target(t, target):
+    """`target` with its -1 resolved for reshaping `t`; TF's errors for sizes that cannot fit."""
+    count = t.numel()
     unknown = [i for i, d in enumerate(target) if d == -1]
     if len(unknown) > 1:
         raise errors.InvalidArgumentError("Only one input size may be -1, not both %d and %d"
@@ -429,17 +432,34 @@ def _reshape_target(count, target):
         target = list(target)
         target[unknown[0]] = count // known
     elif known != count:
-        raise errors.InvalidArgumentError(
-            "Input to reshape is a tensor with %d values, but the requested shape has %d"
-            % (count, known))
+        raise _reshape_mismatch(t, target, known)
     return target
+
+
+def _reshape_mismatch(t, target, known):
+    """TF's error for a reshape to `target` (no -1; `known` elements) of a tensor of another
+    size. While a graph is built (`t` fake) it is the shape function's: "Cannot reshape a
+    tensor with 6 elements to shape [5,7] (35 elements)", or, when `t` has unknown dims,
+    "Dimension size must be evenly divisible by 3 but is 35" (3: its known dims' product)."""
+    if not isinstance(t, FakeTensor):
+        return errors.InvalidArgumentError(
+            "Input to reshape is a tensor with %d values, but the requested shape has %d"
+            % (t.numel(), known))
+    known_dims = [d for d in t.shape if type(d) is int]
+    if len(known_dims) == t.ndim:
+        return errors.InvalidArgumentError(
+            "Cannot reshape a tensor with %d elements to shape %s (%d elements)"
+            % (t.numel(), format_shape(target), known))
+    return errors.InvalidArgumentError(
+        "Dimension size must be evenly divisible by %d but is %d"
+        % (math.prod(known_dims), known))
 
 
 @op("reshape", v1=["manip.reshape"], graph_name="Reshape")
 def reshape(tensor, shape, name=None):
     """`tf.reshape`; one -1 is inferred; `shape` may be a tensor (`tf.shape(y)`)."""
     t, table = _movable(to_torch(tensor))
-    target = _reshape_target(t.numel(), _as_ints(shape))
+    target = _reshape_target(t, _as_ints(shape))
     return _snapshot(tensor, _restore(t.reshape(target), table))
 
 
