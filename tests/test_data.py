@@ -1,4 +1,8 @@
 """tf.data: dataset semantics vs hand-computed sequences, eager and graph iterators."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -475,3 +479,21 @@ def test_vectorized_map_batch_with_uneven_elements_far_in(tmp_path):
             batches.append(batch.numpy())
     assert len(batches) == 15 and all(b.shape == (10, 2) for b in batches)
     assert values(ds.batch(10, drop_remainder=True).take(3)) == [[[97, 98]] * 10] * 3
+
+
+def test_leaving_a_prefetched_pipeline_part_way_exits_cleanly(tmp_path):
+    """A `break` out of a loop over a parallel-map/shuffle/prefetch dataset, then the end of
+    the script: the pipeline threads are stopped before the interpreter finalizes (they used
+    to abort the process with status 134)."""
+    script = tmp_path / "script.py"
+    script.write_text(
+        "import numpy as np\nimport tensorflow as tf\n"
+        "ds = tf.data.Dataset.from_tensor_slices(np.random.rand(10000, 32).astype(np.float32))"
+        ".map(lambda x: x * 2, num_parallel_calls=2).shuffle(1000).batch(32).prefetch(2)\n"
+        "for i, b in enumerate(ds):\n    if i == 3:\n        break\nprint('done')\n")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": repo}
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-m", "tfcompat", str(script)], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "done"), proc.stderr[-2000:]

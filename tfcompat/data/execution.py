@@ -7,11 +7,13 @@ thread that asks for the next element. Graph building is per thread
 graph or traces a tf.function, and graph mode's `get_next()` runs the pipeline eagerly inside
 `Session.run`. Threads hand work and results over through C-level queues.
 """
+import atexit
 import collections
 import itertools
 import os
 import queue
 import threading
+import time
 
 import torch
 
@@ -35,6 +37,47 @@ def _pipeline_thread():
     """Pipeline threads run each op single-threaded, like tf.data's default
     `max_intra_op_parallelism=1` (torch's setting is per thread under OpenMP)."""
     torch.set_num_threads(1)
+
+
+_END = object()
+_running = {}  # pipeline thread -> the function that asks it to stop
+
+
+def _start(target, name, stop):
+    """Start a daemon pipeline thread that `_stop_all` can stop with `stop()`."""
+    def run():
+        try:
+            target()
+        finally:
+            _running.pop(threading.current_thread(), None)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    _running[thread] = stop
+    thread.start()
+    return thread
+
+
+@atexit.register
+def _stop_all(timeout=5.0):
+    """At exit, stop the threads of pipelines a script left part-way (a `break` out of a loop
+    over a prefetched dataset) and wait for them: a daemon thread still running torch code
+    while the interpreter finalizes aborts the process (exit status 134)."""
+    threads = list(_running.items())
+    for _, stop in threads:
+        stop()
+    deadline = time.monotonic() + timeout
+    for thread, _ in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _get(results, stop):
+    """The next item of a pipeline's queue; `_END` once the pipeline is stopped."""
+    while True:
+        try:
+            return results.get(timeout=0.5)
+        except queue.Empty:
+            if stop.is_set():
+                return _END
 
 
 def parallelism(num_parallel_calls):
@@ -89,10 +132,12 @@ def parallel_map(source, fn, threads, chunk=16):
             items, results = task
             results.put(([], None) if stop.is_set() else _run_chunk(fn, items))
 
-    workers = [threading.Thread(target=work, name="tfcompat-data-map", daemon=True)
-               for _ in range(threads)]
-    for worker in workers:
-        worker.start()
+    def shutdown():
+        stop.set()
+        for _ in range(threads):
+            tasks.put(None)
+
+    workers = [_start(work, "tfcompat-data-map", shutdown) for _ in range(threads)]
     pending = collections.deque()
     source_error = None
     try:
@@ -110,17 +155,16 @@ def parallel_map(source, fn, threads, chunk=16):
                 if source_error is not None:
                     raise source_error
                 return
-            results, error = pending.popleft().get()
+            found = _get(pending.popleft(), stop)
+            if found is _END:
+                return
+            results, error = found
             yield from results
             if error is not None:
                 raise error
     finally:
-        stop.set()
-        for _ in workers:
-            tasks.put(None)
+        shutdown()
 
-
-_END = object()
 
 
 class _Raised(object):
@@ -163,11 +207,10 @@ def background(source, buffer_size):
         except BaseException as e:  # handed to the consumer
             put(_Raised(e))
 
-    thread = threading.Thread(target=produce, name="tfcompat-data-prefetch", daemon=True)
-    thread.start()
+    _start(produce, "tfcompat-data-prefetch", stop.set)
     try:
         while True:
-            item = items.get()
+            item = _get(items, stop)
             slots.put(None)
             if item is _END:
                 return
