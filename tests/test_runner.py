@@ -555,3 +555,21 @@ def test_mode_line_comes_before_torch_is_imported(tmp_path):
                        if line.startswith("import time:") and line.split("|")[-1].strip() == "torch")
     assert announced < first_torch
     assert sum(line.startswith("tfcompat: running") for line in lines) == 1
+
+
+def test_import_keras_gives_tf_keras(tmp_path):
+    """TF 2.15 installs Keras 2.15 as `keras`; TF1-era scripts used standalone Keras 2."""
+    out = check(run_script(tmp_path, """
+        import numpy as np
+        import keras
+        from keras.models import Sequential
+        from keras.layers import Dense
+        from keras import backend as K
+        import tensorflow as tf
+        model = Sequential([Dense(2, input_shape=(3,))])
+        model.compile("sgd", "mse")
+        model.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+        print(keras.layers.Dense is tf.keras.layers.Dense, Dense is tf.keras.layers.Dense,
+              K.floatx())
+        """))
+    assert out.split() == ["True", "True", "float32"]

@@ -8,7 +8,8 @@ A `sys.meta_path` finder, installed first so an installed TensorFlow never loads
   `tf.compat.v1`, `tf.contrib.eager`, ...);
 - `tensorflow.python.*` (TF's internal modules) -> a module that finds an attribute by name in
   the registry (`_InternalModule`), with a table for names that differ there;
-- `tensorflow.core.*.NAME_pb2` -> the same protobuf module shipped by tensorboard.
+- `tensorflow.core.*.NAME_pb2` -> the same protobuf module shipped by tensorboard;
+- `keras` and `keras.*` -> `tf.keras` (Keras 2, as TensorFlow 2.15 installs it).
 
 A module path tfcompat does not provide raises ImportError naming it.
 """
@@ -279,12 +280,17 @@ class _Loader(importlib.abc.Loader):
 
 
 class TensorFlowFinder(importlib.abc.MetaPathFinder):
-    """Resolves `tensorflow` and `tensorflow.*` imports to tfcompat."""
+    """Resolves `tensorflow` and `tensorflow.*` imports to tfcompat, and `keras` / `keras.*`
+    to `tf.keras`: TensorFlow 2.15 installs Keras 2.15 as `keras`, and TF1-era scripts used
+    standalone Keras 2 on the TensorFlow backend, whose public API tf.keras has."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != _ROOT and not fullname.startswith(_ROOT + "."):
+        if fullname == "keras" or fullname.startswith("keras."):
+            module = _target(_ROOT + "." + fullname)
+        elif fullname == _ROOT or fullname.startswith(_ROOT + "."):
+            module = _target(fullname)
+        else:
             return None
-        module = _target(fullname)
         # is_package: `import tensorflow.keras.layers` needs a __path__ on the parent
         return importlib.util.spec_from_loader(fullname, _Loader(module), is_package=True)
 
