@@ -317,6 +317,9 @@ def test_version_and_usage(tmp_path):
      "with tf.Session(graph=g) as s:\n    pass\n", "eager", "v2", "TF2-style script"),
     ("import tensorflow as tf\ng = tf.Graph()\nwith g.as_default():\n"
      "    x = tf.placeholder(tf.float32)\n", "graph", "v1", "tf.Graph"),
+    ("import tensorflow.compat.v1 as tf\nprint(tf.constant(1.0).numpy())\n"
+     "with tf.Session() as sess:\n    x = tf.placeholder(tf.float32)\n"
+     "    sess.run(x * 2, {x: 1.0})\n", "eager", "v2", "TF2-style script"),
     ("import tensorflow as tf\nopt = tf.train.AdamOptimizer(0.1)\n",
      "eager", "v1", "TF1 eager-compatible script"),
     ("import tensorflow as tf\ntfe = tf.contrib.eager\n", "eager", "v1", "TF1 eager"),

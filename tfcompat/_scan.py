@@ -63,7 +63,7 @@ class _Scan(object):
         self.compat_v1 = False     # `import tensorflow.compat.v1 as tf` (or from-imports)
         self.local_imports = []    # top-level module names it imports
         self.symbols = []          # (line, TF path, version or None): each whole tf.* reference
-        self.mode_constructs = []  # (line, "graph" or "eager", how we name the construct)
+        self.mode_constructs = []  # (line, "graph" or "eager", what): constructs needing a mode
         self.implicit_graph_api = None  # first graph API used outside an explicit graph
 
 
@@ -176,27 +176,34 @@ def _scan_source(source):
                 scan.eager_call = name
             scan.mode_constructs.append((line, "eager", "tf.%s()" % name))
         for api, words in _GRAPH_APIS.items():
-            if (path == api or path.startswith(api + ".")) and \
-                    (line, "graph", words) not in scan.mode_constructs:
+            if path == api or path.startswith(api + "."):
                 scan.graph_api = scan.graph_api or words
-                scan.mode_constructs.append((line, "graph", words))
-                if not in_explicit_graph and api != "Graph":
+                if not in_explicit_graph and api != "Graph" and \
+                        (line, "graph", words) not in scan.mode_constructs:
                     scan.implicit_graph_api = scan.implicit_graph_api or words
+                    scan.mode_constructs.append((line, "graph", words))
     scan.symbols.sort(key=lambda use: use[0])
     return scan
 
 
 def _explicit_graph_nodes(tree):
     """Ids of the nodes that build or run an explicit graph: the bodies of
-    `with <graph>.as_default():` blocks and `Session(graph=...)` calls. TF2's eager runtime
-    runs such code as TF1 does, so in a TF2-era script it does not call for graph mode."""
+    `with <graph>.as_default():` and `with tf.Session() as sess:` blocks (a session's block
+    builds into its graph), those sessions, and `Session(graph=...)` calls. TF2's eager
+    runtime runs such code as TF1 does, so in a TF2-era script it does not call for graph mode."""
+    def opens_graph(expr):
+        if not isinstance(expr, ast.Call):
+            return False
+        name = expr.func.attr if isinstance(expr.func, ast.Attribute) else \
+            getattr(expr.func, "id", None)
+        return name in ("as_default", "Session")
+
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(
-                isinstance(item.context_expr, ast.Call) and
-                isinstance(item.context_expr.func, ast.Attribute) and
-                item.context_expr.func.attr == "as_default" for item in node.items):
+                opens_graph(item.context_expr) for item in node.items):
             found.update(id(sub) for statement in node.body for sub in ast.walk(statement))
+            found.update(id(sub) for item in node.items for sub in ast.walk(item.context_expr))
         elif isinstance(node, ast.Call) and any(k.arg == "graph" for k in node.keywords):
             found.update(id(sub) for sub in ast.walk(node.func))
     return found

@@ -77,7 +77,7 @@ def _mode_conflicts(choice):
         (", ..." if len(other) > 4 else "")
     if choice.mode == "eager":
         advice = ("it runs in eager mode only where the script builds them inside "
-                  "`with tf.Graph().as_default():`")
+                  "`with tf.Graph().as_default():` or `with tf.Session():` blocks")
     else:
         advice = "eager-only code (tfe.Iterator, .numpy(), Python formatting of tensors) fails"
     return ("%s=%s, but the script uses %s, written for %s mode; %s. Unset %s to run it as "
