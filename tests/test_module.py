@@ -314,3 +314,21 @@ def test_keras_layer_name_scope():
     with tf.name_scope("outer"):
         with layer.name_scope:
             assert tf.Variable(1.0, name="v").name == "outer/head/v:0"
+
+
+def test_a_module_is_checkpointable_before_it_has_variables(tmp_path):
+    """TF's Intro to modules: tf.train.Checkpoint(model=m) of a module that builds its
+    variables on first call (an AutoTrackable in TF)."""
+    class Lazy(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = None
+
+    module = Lazy()
+    checkpoint = tf.train.Checkpoint(model=module)
+    module.w = tf.Variable(3.0)
+    path = checkpoint.save(str(tmp_path / "ckpt"))
+    other = Lazy()
+    other.w = tf.Variable(0.0)
+    tf.train.Checkpoint(model=other).restore(path).assert_consumed()
+    assert other.w.numpy() == 3.0

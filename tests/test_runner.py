@@ -390,12 +390,13 @@ def test_tfcompat_api_forces_the_version(tmp_path):
     source = """
         import tensorflow as tf
         import tfcompat
-        print(tf.__version__, tf.version.VERSION, tf.version.GIT_VERSION, tfcompat.__version__)
+        print(tf.__version__, tf.version.VERSION, tf.version.GIT_VERSION, tfcompat.__version__,
+              tf.keras.__version__)
         """
     assert check(run_script(tmp_path, source, api="1")).split() == \
-        ["1.15.5", "1.15.5", "v1.15.5", tfcompat.__version__]
+        ["1.15.5", "1.15.5", "v1.15.5", tfcompat.__version__, "2.2.4-tf"]
     proc = run_script(tmp_path, source + "tf.Session\n", api="2")
-    assert check(proc).split() == ["2.15.1", "2.15.1", "v2.15.1", tfcompat.__version__]
+    assert check(proc).split() == ["2.15.1", "2.15.1", "v2.15.1", tfcompat.__version__, "2.15.0"]
     assert "with the TF2 API (the script builds TF1 graphs (tf.Session); TFCOMPAT_API=2)" \
         in proc.stderr
     proc = run_script(tmp_path, source, api="3")

@@ -14,5 +14,8 @@ TF1_VERSION, TF2_VERSION = "1.15.5", "2.15.1"
 _VERSION_PATHS = ["VERSION", "version.VERSION", "compat.v1.__version__", "compat.v2.__version__"]
 export_constant(TF1_VERSION, v1=_VERSION_PATHS)
 export_constant(TF2_VERSION, v2=_VERSION_PATHS)
+# tf.keras.__version__: the Keras TF 1.15 bundled, and Keras 2.15 (what `import keras` is).
+export_constant("2.2.4-tf", v1=["keras.__version__"])
+export_constant("2.15.0", v2=["keras.__version__"])
 export_constant("v" + TF1_VERSION, v1=["GIT_VERSION", "version.GIT_VERSION"])
 export_constant("v" + TF2_VERSION, v2=["GIT_VERSION", "version.GIT_VERSION"])

@@ -63,6 +63,7 @@ class Module(object):
     found in its attributes (see the module docstring)."""
 
     _TF_MODULE_IGNORED_PROPERTIES = frozenset()
+    _always_trackable = True  # an AutoTrackable in TF: checkpointable before it has variables
 
     def __init__(self, name=None):
         if name is None:

@@ -7,6 +7,8 @@ The protocol (TF's Trackable, reduced to what checkpoints need):
   TF: a variable's checkpoint key is the path of names by which a breadth-first walk from the
   root first reaches it, so list the name TF's keys use first (a Keras Sequential/Functional
   model lists `layer_with_weights-N` before `layer-N`). A name may appear once per object.
+- A class with `_always_trackable = True` (tf.Module, so Keras layers) is trackable even
+  before it holds a variable, as TF's AutoTrackable is.
 - Without it, an object's dependencies are its attributes (`vars(obj)`, in assignment order,
   private ones included as TF's AutoTrackable does, dunder names excluded) whose values are
   trackable: a `Variable`, a list/tuple (children "0", "1", ...) or dict (children named by
@@ -64,7 +66,7 @@ def slot_path(variable_path, optimizer_path, slot_name):
 
 def _holds_trackables(value, seen):
     if isinstance(value, Variable) or hasattr(value, "_checkpoint_dependencies") or \
-            hasattr(value, "_checkpoint_state"):
+            hasattr(value, "_checkpoint_state") or getattr(type(value), "_always_trackable", False):
         return True
     if isinstance(value, _NOT_TRACKABLE) or id(value) in seen:
         return False
