@@ -301,8 +301,9 @@ def test_version_and_usage(tmp_path):
      "graph", "v1", "tf.train.Saver"),
     ("import tensorflow as tf\nwith tf.train.MonitoredTrainingSession() as s: pass\n",
      "graph", "v1", "tf.train.MonitoredTrainingSession"),
+    # Estimators make their own graphs: TF2 scripts using them stay eager
     ("import tensorflow as tf\nest = tf.estimator.Estimator(model_fn=None)\n",
-     "graph", "v2", "tf.estimator"),
+     "eager", "v2", "TF2-style script"),
     ("import tensorflow as tf\nest = tf.estimator.Estimator(model_fn=None)\ntf.logging.info('')\n",
      "graph", "v1", "tf.estimator"),
     ("from tensorflow.compat.v1 import Session\nSession()\n",

@@ -48,6 +48,8 @@ _GRAPH_APIS = {
     "estimator": "tf.estimator",
 }
 _EAGER_CALLS = ("enable_eager_execution", "enable_v2_behavior")
+# Graph APIs that make and run their own graphs: a TF2-era script using them is not graph code.
+_OWN_GRAPHS = ("Graph", "estimator")
 # compat.v1 calls that only a script written for TensorFlow 2 needs.
 _TF2_SWITCHES = ("disable_eager_execution", "disable_v2_behavior", "enable_v2_behavior")
 
@@ -178,7 +180,7 @@ def _scan_source(source):
         for api, words in _GRAPH_APIS.items():
             if path == api or path.startswith(api + "."):
                 scan.graph_api = scan.graph_api or words
-                if not in_explicit_graph and api != "Graph" and \
+                if not in_explicit_graph and api not in _OWN_GRAPHS and \
                         (line, "graph", words) not in scan.mode_constructs:
                     scan.implicit_graph_api = scan.implicit_graph_api or words
                     scan.mode_constructs.append((line, "graph", words))
