@@ -369,12 +369,10 @@ CORPUS = [
 # falls back to the last error line where an entry has none.
 CAUSES = {
     "saved_model": "tf.saved_model (save / load of tf.Module and tf.function) not implemented",
-    "prefetch_abort": "tf.data: a shuffle(...).prefetch(n) pipeline iterated only in part "
-                      "(take(n) of a repeated dataset) leaves its daemon prefetch thread "
-                      "running torch ops at interpreter exit; Python ends it by forced unwind "
-                      "through torch's C++ frames, so the process aborts ('terminate called "
-                      "without an active exception', status 134) after the script's last "
-                      "line ran. Intermittent (4 of 6 runs of a 6-line repro)",
+    "prefetch_abort": ("tf.data: a shuffle(...).prefetch(n) pipeline iterated only in part "
+                      "left its daemon threads running torch ops at interpreter exit, which "
+                      "aborted the process (status 134); fixed: pipeline threads are stopped "
+                      "and joined at exit"),
     "trace_type": "tf.types.experimental.TraceType (user-defined trace types for "
                   "tf.function arguments, __tf_tracing_type__) not implemented",
     "unused_op_pruning": "tf.function runs, and checks while tracing, ops whose results are "
@@ -389,9 +387,9 @@ CAUSES = {
     "gradient_not_registered": "tape.gradient through tf.image.adjust_contrast returns "
                                "gradients; TF raises LookupError (no gradient for "
                                "AdjustContrastv2), which the guide asserts",
-    "keras_package": "`import keras` (the Keras 2 package TF 2.15 installs) is not provided "
-                     "by the runner; real TF 2.21 fails later (Keras 2 cannot reload the "
-                     "notebook's custom model class)",
+    "keras_package": ("tf.profiler.experimental.start / stop not implemented (`import "
+                     "keras` now gives tf.keras); real TF 2.21 fails later (Keras 2 cannot "
+                     "reload the notebook's custom model class)"),
     "unknown_dim_slice": "X[1024:2048] on a placeholder's unknown batch dim is shaped from the "
                          "dim's small stand-in size, giving 0 rows, so "
                          "contrib.layers.flatten's reshape(-1) fails while the graph is built",
@@ -409,16 +407,14 @@ CAUSES = {
     "no_gpu_hard_placement": "real TF: Session without allow_soft_placement cannot place "
                              "ops on the missing /gpu:0 (InvalidArgumentError); tfcompat "
                              "places them softly on the CPU",
-    "compat_v1_version": "`import tensorflow.compat.v1 as tf; tf.__version__`: the compat.v1 "
-                         "namespace has no __version__ (TF has it there too; the runner only "
-                         "gives the top-level `tensorflow` module one). Real TF 2.21 fails "
-                         "guide/keras on tf.keras.__version__ of its tf_keras v1 API",
-    "runner_graph_mode_compat_v1": "the runner picks graph mode for the whole script because "
-                                   "a later cell uses tf.Session / tf.Graph; a "
-                                   "compat.v1 script without disable_eager_execution() runs "
-                                   "eagerly (the TF 1.x original called "
-                                   "tf.enable_eager_execution()), its Session / Graph blocks "
-                                   "entering graph mode only inside them",
+    "compat_v1_version": ("tf.keras.estimator.model_to_estimator not implemented "
+                         "(tf.compat.v1.__version__ and tf.keras.__version__ now exist); real "
+                         "TF 2.21 fails guide/keras on tf.keras.__version__ of its tf_keras v1 "
+                         "API"),
+    "runner_graph_mode_compat_v1": ("AutoGraph: a `continue` under an `if` on a "
+                                   "tensor inside a converted loop is not rewritten "
+                                   "(SyntaxError in the converted code); the mode is now "
+                                   "chosen as under TF2 (eager, explicit graphs inside)"),
     "unicode_ragged": "tf.strings.unicode_decode / unicode_encode / unicode_split (and the "
                       "tf.RaggedTensor results they give) not implemented",
     "nan_histogram": "real TF: 'Nan in summary histogram' (log of a 0 softmax on the "
