@@ -676,3 +676,41 @@ def test_implicit_gradients():
     assert [float(g) for g, _ in pairs] == [2.0, 3.0]
     with pytest.raises(ValueError, match="No trainable variables"):
         tfe.implicit_gradients(lambda x: mul(x, x))(const(1.0))
+
+
+# ------------------------------------------------- ops without a registered gradient in TF
+
+
+def test_gradient_through_op_without_registered_gradient_raises_lookup_error():
+    """TF's autodiff guide: AdjustContrastv2 has no gradient, tape.gradient raises."""
+    image = tf.Variable([[[0.5, 0.0, 0.0]]])
+    delta = tf.Variable(0.1)
+    with tf.GradientTape() as tape:
+        new_image = tf.image.adjust_contrast(image, delta)
+    with pytest.raises(LookupError) as raised:
+        tape.gradient(new_image, [image, delta])
+    assert str(raised.value) == "gradient registry has no entry for: AdjustContrastv2"
+    for adjust, op_type in ((lambda x: tf.image.adjust_saturation(x, 0.5), "AdjustSaturation"),
+                            (lambda x: tf.image.adjust_hue(x, 0.1), "AdjustHue"),
+                            (lambda x: tf.compat.v1.image.resize_area(x[None], [1, 1]),
+                             "ResizeArea")):
+        with tf.GradientTape() as tape:
+            out = adjust(image)
+        with pytest.raises(LookupError, match="no entry for: %s$" % op_type):
+            tape.gradient(out, image)
+
+
+def test_op_without_registered_gradient_runs_normally_and_other_branches_differentiate():
+    image = tf.Variable([[[0.5, 0.25, 0.0], [0.0, 0.25, 0.5]]])
+    np.testing.assert_allclose(tf.image.adjust_contrast(image, 2.0).numpy(),
+                               [[[0.75, 0.25, -0.25], [-0.25, 0.25, 0.75]]])
+    x = tf.Variable(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        contrasted = tf.image.adjust_contrast(image, 2.0)
+        y = x * x + tf.reduce_sum(tf.stop_gradient(contrasted))
+    assert float(tape.gradient(y, x)) == 6.0
+    assert tape.gradient(y, image) is None
+    # nothing watched flows into the op: no error
+    with tf.GradientTape() as tape:
+        out = tf.image.adjust_contrast(tf.constant([[[0.5, 0.0, 0.0]]]), 2.0)
+    assert tape.gradient(out, x) is None

@@ -214,3 +214,25 @@ def test_second_order_through_keras_lstm_with_eager_tapes():
     weights = [w.numpy() for w in layer.weights]
     np.testing.assert_allclose(result, _lstm_gradient_penalty_reference(x.numpy(), *weights),
                                rtol=1e-4, atol=1e-6)
+
+
+def test_tf_gradients_through_op_without_registered_gradient_raises_lookup_error():
+    """TF raises when tf.gradients is built, with its graph-mode message; gradients of other
+    branches (and of paths cut by stop_gradient) are unaffected."""
+    graph = tf.Graph()
+    with graph.as_default():
+        images = tf1.placeholder(tf.float32, [1, 2, 2, 3])
+        contrasted = tf.image.adjust_contrast(images, 0.5)
+        with pytest.raises(LookupError) as raised:
+            tf1.gradients(contrasted, images)
+        assert str(raised.value).startswith(
+            "No gradient defined for operation'%s' (op type: AdjustContrastv2). In general "
+            "every operation must have an associated `@tf.RegisterGradient`"
+            % contrasted.op.name)
+        x = tf1.placeholder(tf.float32, [])
+        total = tf.reduce_sum(contrasted) + x * x
+        (grad_x,) = tf1.gradients(total, x)
+        assert tf1.gradients(tf.image.adjust_hue(tf.stop_gradient(images), 0.1), images) == \
+            [None]
+        with tf1.Session() as sess:
+            assert sess.run(grad_x, {images: np.ones([1, 2, 2, 3]), x: 3.0}) == 6.0

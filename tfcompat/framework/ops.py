@@ -333,7 +333,40 @@ def wrap(result):
     return result
 
 
-def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None):
+NO_GRADIENT_OP_TYPES = set()
+
+
+class _NoRegisteredGradient(torch.autograd.Function):
+    """Identity whose backward raises TF's error for an op without a registered gradient."""
+
+    @staticmethod
+    def forward(ctx, value, op_type):
+        ctx.op_type = op_type
+        return value.view_as(value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise LookupError("gradient registry has no entry for: %s" % ctx.op_type)
+
+
+def without_gradient(value, op_type):
+    """`value` (an op's torch output) made to raise TF's LookupError ("gradient registry has
+    no entry for: <op_type>") when a gradient flows back through it; unchanged when autograd
+    does not track it (no tape, no source requiring grad)."""
+    if torch.is_grad_enabled() and type(value) is torch.Tensor and value.requires_grad:
+        return _NoRegisteredGradient.apply(value, op_type)
+    return value
+
+
+def _with_no_gradient(fn, op_type):
+    """`fn` whose tensor result raises TF's LookupError when differentiated."""
+    @functools.wraps(fn)
+    def no_gradient_fn(*args, **kwargs):
+        return without_gradient(fn(*args, **kwargs), op_type)
+    return no_gradient_fn
+
+
+def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=False):
     """Register `fn` (a function over torch tensors) as a TF op under its TF paths.
 
     `graph_name` is the TF op type used for node names in graphs (default: derived from the
@@ -341,9 +374,14 @@ def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None):
     `fast_binary=(torch_fn, dtypes)`, for elementwise ops taking `(x, y, name=None)`: two
     eager tensors of one dtype among `dtypes` go straight to `torch_fn`, which gives the
     op's result for them; other operands, and torch's errors, take the op's own path.
+    `no_gradient=True` marks an op TF registers no gradient for (not NotDifferentiable ops,
+    whose gradient is None): differentiating through it raises TF's LookupError.
     """
     def decorate(fn):
         op_type = graph_name or "".join(p.capitalize() for p in fn.__name__.split("_"))
+        if no_gradient:
+            NO_GRADIENT_OP_TYPES.add(op_type)
+            fn = _with_no_gradient(fn, op_type)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

@@ -40,19 +40,16 @@ class AggregationMethod(object):
 _BLOCKING_OPS = frozenset(("StopGradient", "PreventGradient"))
 
 
-def _connected(graph, xs, ys):
-    """For each x: does some y depend on it through float tensors (not stop_gradient)?"""
-    targets = {x._node: i for i, x in enumerate(xs)}
-    found = [False] * len(xs)
+def _ancestors(start_nodes):
+    """The nodes `start_nodes` depend on through float tensors (not through stop_gradient),
+    themselves included."""
     seen = set()
-    stack = [y._node for y in ys]
+    stack = list(start_nodes)
     while stack:
         node = stack.pop()
         if node in seen:
             continue
         seen.add(node)
-        if node in targets:
-            found[targets[node]] = True
         operation = node.meta.get("tf_op")
         if operation is not None and operation.type in _BLOCKING_OPS:
             continue
@@ -61,7 +58,27 @@ def _connected(graph, xs, ys):
             if tensor is not None and not (tensor.dtype.is_floating or tensor.dtype.is_complex):
                 continue
             stack.append(parent)
-    return found
+    return seen
+
+
+def _check_gradients_registered(reached, x_nodes):
+    """TF's graph-mode LookupError for an op without a registered gradient on a path from
+    some x to some y (`reached`: the ys' ancestors)."""
+    for node in reached:
+        operation = node.meta.get("tf_op")
+        if operation is None or operation.type not in ops.NO_GRADIENT_OP_TYPES or \
+                operation._node is not node:
+            continue
+        if not x_nodes.isdisjoint(_ancestors(node.all_input_nodes)):
+            raise LookupError(
+                "No gradient defined for operation'%s' (op type: %s). In general every "
+                "operation must have an associated `@tf.RegisterGradient` for correct "
+                "autodiff, which this op is lacking. If you want to pretend this operation is "
+                "a constant in your program, you may insert `tf.stop_gradient`. This can be "
+                "useful to silence the error in cases where you know gradients are not "
+                "needed, e.g. the forward pass of tf.custom_gradient. Please see more details "
+                "in https://www.tensorflow.org/api_docs/python/tf/custom_gradient."
+                % (operation.name, operation.type))
 
 
 def _watched(value):
@@ -99,7 +116,9 @@ def symbolic_gradients(ys, xs, grad_ys=None, unconnected_gradients=UnconnectedGr
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     if len(grad_ys) != len(ys):
         raise ValueError("Passed %d grad_ys for %d ys" % (len(grad_ys), len(ys)))
-    connected = _connected(graph, xs, ys)
+    reached = _ancestors(y._node for y in ys)
+    connected = [x._node in reached for x in xs]
+    _check_gradients_registered(reached, {x._node for x, ok in zip(xs, connected) if ok})
     wanted = [x for x, ok in zip(xs, connected) if ok]
     for x in wanted:
         _watch(graph, x)

@@ -115,7 +115,7 @@ def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_cent
     return _resize(images, size, "bicubic", False, align_corners, False)
 
 
-@op(v1=["image.resize_area"], graph_name="ResizeArea")
+@op(v1=["image.resize_area"], graph_name="ResizeArea", no_gradient=True)
 def resize_area(images, size, align_corners=False, name=None):
     return _resize(images, size, "area", False, False, False)
 
@@ -286,7 +286,7 @@ def adjust_brightness(image, delta):
     return _float_op(image, lambda x: x + float(delta))
 
 
-@op("image.adjust_contrast", graph_name="AdjustContrastv2")
+@op("image.adjust_contrast", graph_name="AdjustContrastv2", no_gradient=True)
 def adjust_contrast(images, contrast_factor):
     factor = float(contrast_factor)
     return _float_op(images, lambda x: (x - x.mean(dim=(-3, -2), keepdim=True)) * factor +
@@ -336,7 +336,7 @@ def hsv_to_rgb(images, name=None):
     return _hsv_to_rgb(to_torch(images))
 
 
-@op("image.adjust_saturation", graph_name="AdjustSaturation")
+@op("image.adjust_saturation", graph_name="AdjustSaturation", no_gradient=True)
 def adjust_saturation(image, saturation_factor, name=None):
     def fn(x):
         hsv = _rgb_to_hsv(x)
@@ -346,7 +346,7 @@ def adjust_saturation(image, saturation_factor, name=None):
     return _float_op(image, fn)
 
 
-@op("image.adjust_hue", graph_name="AdjustHue")
+@op("image.adjust_hue", graph_name="AdjustHue", no_gradient=True)
 def adjust_hue(image, delta, name=None):
     if not -1.0 <= float(delta) <= 1.0:
         raise ValueError("delta must be in the interval [-1, 1]")
