@@ -145,6 +145,68 @@ def test_escaping_and_plain_attribute_tracking(tmp_path):
         tf.train.Checkpoint(x=3)
 
 
+def test_lists_and_dicts_restore_items_added_after_restore(tmp_path):
+    """TF's checkpoint guide: items appended or set after restore() are restored at once."""
+    save = tf.train.Checkpoint()
+    save.listed = [tf.Variable(1.)]
+    save.listed.append(tf.Variable(2.))
+    save.mapped = {"one": save.listed[0]}
+    save.mapped["two"] = save.listed[1]
+    save_path = save.save(str(tmp_path / "tf_list_example"))
+    assert sorted(name for name, _ in tf.train.list_variables(save_path)) == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "listed/0/.ATTRIBUTES/VARIABLE_VALUE",
+        "listed/1/.ATTRIBUTES/VARIABLE_VALUE", "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
+
+    restore = tf.train.Checkpoint()
+    v2 = tf.Variable(0.)
+    restore.mapped = {"two": v2}
+    restore.restore(save_path)
+    assert v2.numpy() == 2.
+    restore.listed = []
+    assert repr(restore.listed) == "ListWrapper([])" and restore.listed == []
+    v1 = tf.Variable(0.)
+    restore.listed.append(v1)
+    assert v1.numpy() == 1.
+    one = tf.Variable(0.)
+    restore.mapped["one"] = one  # as TF: its node (listed/0's) was already restored into v1
+    assert one.numpy() == 0.
+    assert isinstance(restore.mapped, dict) and restore.mapped == {"one": one, "two": v2}
+
+
+def test_list_extend_and_dict_update_restore_after_restore(tmp_path):
+    save = tf.train.Checkpoint(listed=[tf.Variable(3.), tf.Variable(4.)],
+                               mapped={"a": tf.Variable(5.), "b": tf.Variable(6.)})
+    save_path = save.save(str(tmp_path / "c"))
+    restore = tf.train.Checkpoint()
+    restore.restore(save_path)
+    restore.listed = []
+    first, second = tf.Variable(0.), tf.Variable(0.)
+    restore.listed.extend([first, second])
+    restore.mapped = {}
+    a = tf.Variable(0.)
+    restore.mapped.update(a=a)
+    b = tf.Variable(0.)
+    restore.mapped["b"] = b
+    assert (first.numpy(), second.numpy(), a.numpy(), b.numpy()) == (3., 4., 5., 6.)
+
+
+def test_module_list_attribute_restores_items_appended_after_restore(tmp_path):
+    class Stack(tf.Module):
+        def __init__(self, values):
+            super().__init__()
+            self.layers = [tf.Variable(v) for v in values]
+
+    path = tf.train.Checkpoint(model=Stack([7., 8.])).save(str(tmp_path / "m"))
+    assert sorted(name for name, _ in tf.train.list_variables(path))[1:3] == [
+        "model/layers/0/.ATTRIBUTES/VARIABLE_VALUE", "model/layers/1/.ATTRIBUTES/VARIABLE_VALUE"]
+    model = Stack([])
+    tf.train.Checkpoint(model=model).restore(path)
+    model.layers.append(tf.Variable(0.))
+    model.layers.append(tf.Variable(0.))
+    assert [v.numpy() for v in model.layers] == [7., 8.]
+    assert [v.numpy() for v in model.variables] == [7., 8.]
+
+
 def test_restore_into_existing_objects_and_assert_consumed(tmp_path):
     model, opt = Sequential([Dense(8), Dense(2, "dense_1")]), Momentum()
     step = tf.Variable(3, dtype=tf.int64)

@@ -11,9 +11,10 @@ As in TF (tensorflow/python/module/module.py):
   each object once. The walk happens when asked, so objects added to a list after it was
   assigned are found too (TF wraps such containers to track them).
 - `_TF_MODULE_IGNORED_PROPERTIES` names attributes the walk skips.
-
-We differ in that attribute assignment does not wrap lists and dicts in TF's trackable
-`ListWrapper` / `_DictWrapper`: they stay the plain objects assigned.
+- a list or dict assigned to a public attribute is wrapped in a tracking `ListWrapper` /
+  `DictWrapper` (TF's `ListWrapper` / `_DictWrapper`), so items added after a checkpoint
+  restore are restored (train/tracking.py). We differ in leaving private attributes
+  ("_name") unwrapped.
 """
 import collections.abc
 import functools
@@ -74,6 +75,17 @@ class Module(object):
         self._name = name
         with ops.name_scope(name) as scope_name:
             self._module_name_scope = ModuleNameScope(scope_name)
+
+    def __setattr__(self, name, value):
+        """As TF's AutoTrackable: a public list or dict attribute becomes a tracking
+        `ListWrapper` / `DictWrapper`, and a value named by a pending restore is restored."""
+        if name.startswith("_"):
+            super().__setattr__(name, value)
+            return
+        from tfcompat.train import tracking
+        value = tracking.wrap_container(value)
+        super().__setattr__(name, value)
+        tracking.restore_on_create(self, name, value)
 
     @property
     def name(self):

@@ -185,7 +185,9 @@ class Checkpoint(object):
     def __init__(self, root=None, **kwargs):
         self._save_counter = None
         self._root = root
+        self._kwargs = []
         for name, value in sorted(kwargs.items()):
+            value = tracking.wrap_container(value)
             if not tracking.is_trackable(value) and not isinstance(value, Variable):
                 raise ValueError("`Checkpoint` was expecting a trackable object (an object "
                                  "derived from `Trackable`), got %r. If you believe this "
@@ -193,7 +195,8 @@ class Checkpoint(object):
                                  "Python API and manages state), please open an issue."
                                  % (value,))
             setattr(self, name, value)
-        self._kwargs = sorted(kwargs)
+            if name not in self._kwargs:  # a private name, which __setattr__ leaves untracked
+                self._kwargs.append(name)
 
     def _checkpoint_dependencies(self):
         deps = tracking.dependencies(self._root) if self._root is not None else []
@@ -203,10 +206,17 @@ class Checkpoint(object):
         return deps
 
     def __setattr__(self, name, value):
+        """As TF's: a list or dict becomes a tracking `ListWrapper` / `DictWrapper` (tracked
+        even while empty), and a value named by a pending restore is restored at once."""
+        if name.startswith("_") or "_kwargs" not in self.__dict__:
+            super().__setattr__(name, value)
+            return
+        value = tracking.wrap_container(value)
         super().__setattr__(name, value)
-        if not name.startswith("_") and "_kwargs" in self.__dict__ and \
-                name not in self._kwargs and tracking.is_trackable(value):
+        if name not in self._kwargs and tracking.is_trackable(value):
             self._kwargs.append(name)
+        if name in self._kwargs:
+            tracking.restore_on_create(self, name, value)
 
     # ------------------------------------------------------------ save counter
     def _counter(self):

@@ -8,7 +8,8 @@ The protocol (TF's Trackable, reduced to what checkpoints need):
   root first reaches it, so list the name TF's keys use first (a Keras Sequential/Functional
   model lists `layer_with_weights-N` before `layer-N`). A name may appear once per object.
 - A class with `_always_trackable = True` (tf.Module, so Keras layers) is trackable even
-  before it holds a variable, as TF's AutoTrackable is.
+  before it holds a variable, as TF's AutoTrackable is; so are the `ListWrapper` /
+  `DictWrapper` that a Checkpoint or tf.Module makes of a list or dict assigned to it.
 - Without it, an object's dependencies are its attributes (`vars(obj)`, in assignment order,
   private ones included as TF's AutoTrackable does, dunder names excluded) whose values are
   trackable: a `Variable`, a list/tuple (children "0", "1", ...) or dict (children named by
@@ -66,7 +67,8 @@ def slot_path(variable_path, optimizer_path, slot_name):
 
 def _holds_trackables(value, seen):
     if isinstance(value, Variable) or hasattr(value, "_checkpoint_dependencies") or \
-            hasattr(value, "_checkpoint_state") or getattr(type(value), "_always_trackable", False):
+            hasattr(value, "_checkpoint_state") or getattr(type(value), "_always_trackable", False) \
+            or isinstance(value, (ListWrapper, DictWrapper)):
         return True
     if isinstance(value, _NOT_TRACKABLE) or id(value) in seen:
         return False
@@ -261,6 +263,74 @@ def restore_slot_on_create(optimizer, variable, slot_name, slot_variable):
     before = len(restoration.restored)
     restoration.match(node_id, slot_variable)
     return len(restoration.restored) > before
+
+
+class ListWrapper(list):
+    """TF's `ListWrapper`: the list a Checkpoint holds for a list assigned to it. Items added
+    after a restore are restored at once (`restore_on_create` under their index), as TF's
+    deferred restoration does; otherwise it is the list it was made from."""
+
+    def __repr__(self):
+        return "ListWrapper(%s)" % list.__repr__(self)
+
+    def _restore_from(self, start):
+        for index in range(start, len(self)):
+            restore_on_create(self, str(index), self[index])
+
+    def append(self, value):
+        list.append(self, value)
+        restore_on_create(self, str(len(self) - 1), value)
+
+    def extend(self, values):
+        start = len(self)
+        list.extend(self, values)
+        self._restore_from(start)
+
+    def __iadd__(self, values):
+        self.extend(values)
+        return self
+
+    def insert(self, index, value):
+        list.insert(self, index, value)
+        self._restore_from(0)
+
+    def __setitem__(self, index, value):
+        list.__setitem__(self, index, value)
+        if isinstance(index, slice):
+            self._restore_from(0)
+        else:
+            restore_on_create(self, str(index % len(self)), value)
+
+
+class DictWrapper(dict):
+    """TF's `_DictWrapper`: the dict a Checkpoint holds for a dict assigned to it; values set
+    after a restore are restored at once (`restore_on_create` under their key)."""
+
+    def __repr__(self):
+        return "DictWrapper(%s)" % dict.__repr__(self)
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value)
+        restore_on_create(self, str(key), value)
+
+    def update(self, *args, **kwargs):
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+
+def wrap_container(value):
+    """A plain list or dict as TF tracks it when assigned to a trackable attribute (a
+    `ListWrapper` / `DictWrapper` holding the same items); anything else unchanged."""
+    if type(value) is list:
+        return ListWrapper(value)
+    if type(value) is dict:
+        return DictWrapper(value)
+    return value
 
 
 class Restoration(object):
