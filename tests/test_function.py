@@ -1,4 +1,6 @@
 """tf.function / defun: one trace per signature, AutoGraph for tensor if/while."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -301,3 +303,141 @@ def test_for_over_tf_range_with_a_tensor_bound_becomes_one_while_loop():
         return i
 
     assert converter.convert(python_range)(3) == 2 and side_effects == [0, 1, 2]
+
+
+def test_continue_under_a_tensor_if_becomes_a_flag():
+    # The r1 AutoGraph guide's sum_even, through tf.function and tf.autograph.to_graph.
+    def sum_even(items):
+        s = 0
+        for c in items:
+            if c % 2 > 0:
+                continue
+            s += c
+        return s
+
+    items = tf.constant([10, 12, 15, 20])
+    assert int(tf.function(sum_even)(items)) == 42
+    assert int(tf.autograph.to_graph(sum_even)(items)) == 42
+    assert tf.autograph.to_graph(sum_even)([1, 2, 3, 4]) == 6
+    with tf.Graph().as_default():
+        total = tf.autograph.to_graph(sum_even)(tf.constant([10, 12, 15, 20]))
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(total) == 42
+
+    @tf.function
+    def sum_even_indices(n):
+        total = tf.constant(0)
+        for i in tf.range(n):
+            if i % 2 > 0:
+                continue
+            total += i
+        return total
+
+    assert int(sum_even_indices(tf.constant(7))) == 12
+
+
+def test_break_under_a_tensor_if_in_for_and_while_loops():
+    @tf.function
+    def sum_until_large(values):
+        total = tf.constant(0)
+        for value in values:
+            if value > 10:
+                break
+            total += value
+        return total
+
+    assert int(sum_until_large(tf.constant([1, 2, 30, 4]))) == 3
+    assert int(sum_until_large(tf.constant([1, 2, 3, 4]))) == 10
+
+    @tf.function
+    def count_until(n, limit):
+        i = tf.constant(0)
+        total = tf.constant(0)
+        while i < n:
+            if total > limit:
+                break
+            total += i
+            i += 1
+        return total, i
+
+    total, steps = count_until(tf.constant(100), tf.constant(10))
+    assert (int(total), int(steps)) == (15, 6)
+    total, steps = count_until(tf.constant(3), tf.constant(10))
+    assert (int(total), int(steps)) == (3, 3)
+
+    @tf.function
+    def first_power_of_two_above(x):
+        power = tf.constant(1)
+        while True:
+            if power > x:
+                break
+            power *= 2
+        return power
+
+    assert int(first_power_of_two_above(tf.constant(37))) == 64
+
+    def first_multiple(n, k):
+        found = -1
+        for i in tf.range(1, n):
+            if i % k == 0:
+                found = i
+                break
+        return found, i
+
+    for run in (tf.function(first_multiple), tf.autograph.to_graph(first_multiple)):
+        assert [int(v) for v in run(tf.constant(20), tf.constant(7))] == [7, 7]
+        assert [int(v) for v in run(tf.constant(5), tf.constant(7))] == [-1, 4]
+    assert [int(v) for v in tf.autograph.to_graph(first_multiple)(20, 7)] == [7, 7]
+
+    @tf.function
+    def python_loop_under_tensor_if(x, flag):
+        i = 0
+        if flag > 0:
+            for i in range(5):
+                if i == 2:
+                    break
+                x += 1
+        return x
+
+    assert int(python_loop_under_tensor_if(tf.constant(0), tf.constant(1))) == 2
+    assert int(python_loop_under_tensor_if(tf.constant(0), tf.constant(0))) == 0
+
+
+def test_python_loops_with_continue_break_and_else_keep_python_semantics():
+    def pick(xs):
+        out = []
+        for x in xs:
+            if x == 2:
+                continue
+            if x == 4:
+                break
+            out.append(x)
+        else:
+            out.append("no break")
+        return out
+
+    converted = converter.convert(pick)
+    assert converted([1, 2, 3, 4, 5]) == [1, 3]
+    assert converted([1, 2, 3]) == [1, 3, "no break"]
+    pulled = []
+
+    def first_over_three(numbers):
+        for i in numbers:
+            pulled.append(i)
+            if i > 3:
+                break
+        return i
+
+    assert converter.convert(first_over_three)(itertools.count()) == 4
+    assert pulled == [0, 1, 2, 3, 4]
+
+    def countdown(n):
+        steps = []
+        while n > 0:
+            n -= 1
+            if n % 2:
+                continue
+            steps.append(n)
+        return steps
+
+    assert converter.convert(countdown)(5) == [4, 2, 0]

@@ -9,10 +9,11 @@ Like TF's AutoGraph, the variables a statement assigns become the branch/loop ou
 symbolic tensor (other `for` loops stay Python loops, unrolled while tracing).
 An `if` whose branches both end in `return value` becomes `return` of a tf.cond of the two
 branches (`if c: return a` followed by code ending in `return b` is read as its `else`).
-Other statements containing `return`, `break`, `continue`, `yield` or `global`/`nonlocal`
-are left as they are (TF converts those too; a tensor condition there raises TF's "Python
-bool" error). Functions whose source is unavailable (lambdas in a REPL, builtins) run
-unconverted.
+`continue` and `break` first become flag variables guarding the rest of the loop body, as
+in TF's AutoGraph, so they work under a tensor `if`. Other statements containing `return`,
+`yield` or `global`/`nonlocal` are left as they are (TF converts those too; a tensor
+condition there raises TF's "Python bool" error). Functions whose source is unavailable
+(lambdas in a REPL, builtins) run unconverted.
 """
 import ast
 import functools
@@ -130,6 +131,129 @@ def _walk_same_function(node):
             stack.append(child)
 
 
+def _operator(name, *args):
+    return ast.Call(func=ast.Attribute(value=ast.Name(id=_PREFIX, ctx=ast.Load()), attr=name,
+                                       ctx=ast.Load()), args=list(args), keywords=[])
+
+
+def _set_flag(flag, value):
+    return ast.Assign(targets=[ast.Name(id=flag, ctx=ast.Store())], value=ast.Constant(value))
+
+
+def _unless(flag, statements):
+    """`if ag__.not_(flag): statements`."""
+    return ast.If(test=_operator("not_", ast.Name(id=flag, ctx=ast.Load())), body=statements,
+                  orelse=[])
+
+
+def _lambda(body):
+    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                         kw_defaults=[], defaults=[]), body=body)
+
+
+def _loop_jumps(node, jump_type):
+    """The `jump_type` (Break or Continue) statements of `node` that act on the enclosing
+    loop: not those of nested loops' bodies or of nested functions and classes."""
+    if isinstance(node, jump_type):
+        yield node
+        return
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        return
+    children = node.orelse if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) else \
+        ast.iter_child_nodes(node)
+    for child in children:
+        yield from _loop_jumps(child, jump_type)
+
+
+def _replace_jumps(statements, jump_type, flag):
+    """The block with each `jump_type` statement replaced by `flag = True`, and the
+    statements after one that may set the flag guarded by `if not flag:` (TF AutoGraph's
+    continue_statements / break_statements rewrite)."""
+    rewritten = []
+    for index, statement in enumerate(statements):
+        if isinstance(statement, jump_type):
+            rewritten.append(_set_flag(flag, True))
+            return rewritten
+        rewritten.append(statement)
+        if next(_loop_jumps(statement, jump_type), None) is None:
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(statement, field, None), list):
+                setattr(statement, field,
+                        _replace_jumps(getattr(statement, field), jump_type, flag))
+        for part in getattr(statement, "handlers", []) + getattr(statement, "cases", []):
+            part.body = _replace_jumps(part.body, jump_type, flag)
+        rest = statements[index + 1:]
+        if rest:
+            rewritten.append(_unless(flag, _replace_jumps(rest, jump_type, flag)))
+        return rewritten
+    return rewritten
+
+
+class _JumpRewriter(ast.NodeTransformer):
+    """`continue` and `break` of `for` / `while` loops become flag variables, as TF's
+    AutoGraph does before converting control flow, so that one under a tensor `if` (a
+    tf.cond whose branches are functions) works. `continue` sets `continue_`, which guards
+    the rest of the body; `break` sets `break_`, which guards the rest of the body, is
+    and-ed into a `while` condition (and a tf.range loop's), stops a Python `for` loop when
+    it is the Python True and guards the rest of an unrolled one when it is a tensor, and
+    skips the `else:`."""
+
+    def __init__(self, used_names):
+        self.used_names = set(used_names)
+        self.function_flags = []
+
+    def _flag(self, base):
+        name, suffix = base, 0
+        while name in self.used_names:
+            suffix += 1
+            name = "%s_%d" % (base, suffix)
+        self.used_names.add(name)
+        self.function_flags.append(name)
+        return name
+
+    def visit_FunctionDef(self, node):
+        """Also sets the function's flags to False at its start, so that they are defined
+        in both branches of a tensor `if` holding the loop (TF knows from liveness analysis
+        that they are not needed there)."""
+        outer_flags, self.function_flags = self.function_flags, []
+        self.generic_visit(node)
+        docstring = 1 if ast.get_docstring(node, clean=False) is not None else 0
+        node.body[docstring:docstring] = [_set_flag(flag, False) for flag in self.function_flags]
+        self.function_flags = outer_flags
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_For(self, node):
+        return self._rewrite_loop(node)
+
+    visit_While = visit_For
+
+    def _rewrite_loop(self, node):
+        self.generic_visit(node)
+        before, after = [], []
+        if any(next(_loop_jumps(s, ast.Continue), None) for s in node.body):
+            flag = self._flag("continue_")
+            node.body = [_set_flag(flag, False)] + _replace_jumps(node.body, ast.Continue, flag)
+            before.append(_set_flag(flag, False))
+        if any(next(_loop_jumps(s, ast.Break), None) for s in node.body):
+            flag = self._flag("break_")
+            before.append(_set_flag(flag, False))
+            node.body = _replace_jumps(node.body, ast.Break, flag)
+            if isinstance(node, ast.While):
+                node.test = _operator("and_", _operator("not_", ast.Name(id=flag, ctx=ast.Load())),
+                                      _lambda(node.test))
+            else:
+                node.iter = _operator("until_python_break", node.iter,
+                                      _lambda(ast.Name(id=flag, ctx=ast.Load())))
+                node.body = [_unless(flag, node.body)]
+            if node.orelse:
+                after.append(_unless(flag, node.orelse))
+                node.orelse = []
+        return before + [node] + after
+
+
 class _Transformer(ast.NodeTransformer):
     def __init__(self):
         self.counter = 0
@@ -207,9 +331,14 @@ class _Transformer(ast.NodeTransformer):
 
     def visit_For(self, node):
         """`for target in <module>.range(...): body` (tf.range) -> `for_range_stmt`, which
-        loops in Python unless the range has a symbolic bound (then tf.while_loop)."""
+        loops in Python unless the range has a symbolic bound (then tf.while_loop). A
+        `break` flag (`until_python_break(range, lambda: flag)`) is passed along as the
+        position of the flag among the loop variables."""
         self.generic_visit(node)
-        iterable = node.iter
+        iterable, break_flag = node.iter, None
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and \
+                iterable.func.attr == "until_python_break":
+            iterable, break_flag = iterable.args[0], iterable.args[1].body.id
         if node.orelse or not isinstance(node.target, ast.Name) or \
                 not isinstance(iterable, ast.Call) or \
                 not isinstance(iterable.func, ast.Attribute) or iterable.func.attr != "range" or \
@@ -225,7 +354,8 @@ class _Transformer(ast.NodeTransformer):
             self._function(body_name, names, node.body, self._tuple(names, ast.Load)),
             self._operator_call("for_range_stmt", [
                 iterable.func, ast.List(elts=list(iterable.args), ctx=ast.Load()), keywords,
-                ast.Name(id=body_name, ctx=ast.Load()), self._current_values(names)], names),
+                ast.Name(id=body_name, ctx=ast.Load()), self._current_values(names),
+                ast.Constant(names.index(break_flag) if break_flag else None)], names),
         ]
 
     def visit_While(self, node):
@@ -256,6 +386,8 @@ def _converted_tree(fn):
             func_def.name != fn.__name__:
         return None, False
     func_def.decorator_list = []
+    _JumpRewriter(getattr(node, "id", None) or getattr(node, "arg", None)
+                  for node in ast.walk(func_def)).visit(func_def)
     transformer = _Transformer()
     transformer.visit(func_def)
     return func_def, transformer.counter > 0

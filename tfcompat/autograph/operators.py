@@ -58,17 +58,22 @@ def _range_arguments(start, limit=None, delta=1, dtype=None, name=None):
     return (0, start, delta, dtype) if limit is None else (start, limit, delta, dtype)
 
 
-def for_range_stmt(range_fn, args, kwargs, body, values):
-    """`for target in range_fn(*args, **kwargs):`, `values` being (target, loop variables).
+def for_range_stmt(range_fn, args, kwargs, body, values, break_index=None):
+    """`for target in range_fn(*args, **kwargs):`, `values` being (target, loop variables),
+    `values[break_index]` the loop's `break` flag if it has one.
 
     tf.range with a symbolic bound becomes a tf.while_loop over the indices (its size is not
-    known while tracing); anything else is iterated in Python. After a while_loop the target
-    is the last index, `start - delta` when the loop ran no step."""
+    known while tracing) that also stops once the break flag is set; anything else is
+    iterated in Python. After a while_loop the target is the last index run, `start - delta`
+    when the loop ran no step."""
     from tfcompat.ops import array_ops
     bounds = list(args) + list(kwargs.values())
     if range_fn is not array_ops.range or \
             not any(isinstance(bound, SymbolicTensor) for bound in bounds):
-        for item in range_fn(*args, **kwargs):
+        iterable = range_fn(*args, **kwargs)
+        if break_index is not None:
+            iterable = until_python_break(iterable, lambda: values[break_index])
+        for item in iterable:
             values = body(item, *values[1:])
         return values
     from tfcompat.framework.ops import convert_to_tensor
@@ -85,8 +90,13 @@ def for_range_stmt(range_fn, args, kwargs, body, values):
     def step(index, *carried):
         return [index + delta] + list(body(index, *carried)[1:])
 
-    result = while_loop(lambda index, *carried: (index - limit) * delta < 0, step,
-                        [start] + list(loop_values), return_same_structure=True)
+    def test(index, *carried):
+        in_range = (index - limit) * delta < 0
+        if break_index is None:
+            return in_range
+        return and_(not_(carried[break_index - 1]), lambda: in_range)
+
+    result = while_loop(test, step, [start] + list(loop_values), return_same_structure=True)
     return (result[0] - delta,) + tuple(result[1:])
 
 
@@ -104,3 +114,32 @@ def while_stmt(test, body, values):
         if not condition:
             return values
         values = body(*values)
+
+
+def not_(value):
+    """`not value`: tf.logical_not of a symbolic tensor (TF AutoGraph's `ag__.not_`)."""
+    if isinstance(value, SymbolicTensor):
+        from tfcompat.ops.math_ops import logical_not
+        return logical_not(value)
+    return not value
+
+
+def and_(left, right_fn):
+    """`left and right`: tf.logical_and when either is a symbolic tensor, else Python's
+    short-circuit `and`."""
+    if isinstance(left, SymbolicTensor):
+        from tfcompat.framework.ops import convert_to_tensor
+        from tfcompat.ops.math_ops import logical_and
+        return logical_and(left, convert_to_tensor(right_fn()))
+    return left and right_fn()
+
+
+def until_python_break(iterable, break_flag):
+    """The items of `iterable` until `break_flag()` is the Python True after one of them
+    (a `break` flag that is a tensor cannot stop an unrolled loop; the converted body is
+    guarded by it instead)."""
+    for item in iterable:
+        yield item
+        flag = break_flag()
+        if not isinstance(flag, SymbolicTensor) and flag:
+            return
