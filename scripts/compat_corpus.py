@@ -411,10 +411,10 @@ CAUSES = {
                          "(tf.compat.v1.__version__ and tf.keras.__version__ now exist); real "
                          "TF 2.21 fails guide/keras on tf.keras.__version__ of its tf_keras v1 "
                          "API"),
-    "runner_graph_mode_compat_v1": ("AutoGraph: a `continue` under an `if` on a "
-                                   "tensor inside a converted loop is not rewritten "
-                                   "(SyntaxError in the converted code); the mode is now "
-                                   "chosen as under TF2 (eager, explicit graphs inside)"),
+    "runner_graph_mode_compat_v1": ("tf.autograph.experimental.Feature options (assert "
+                                    "statements, builtin print, list append, equality "
+                                    "operators) not implemented; `continue`/`break` under a "
+                                    "tensor if and the runner's mode now work as under TF2"),
     "unicode_ragged": "tf.strings.unicode_decode / unicode_encode / unicode_split (and the "
                       "tf.RaggedTensor results they give) not implemented",
     "nan_histogram": "real TF: 'Nan in summary histogram' (log of a 0 softmax on the "
