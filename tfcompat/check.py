@@ -39,7 +39,6 @@ _REMOVED_IN_1_0 = {
     "batch_matrix_determinant": "tf.matrix_determinant",
     "batch_matrix_inverse": "tf.matrix_inverse", "batch_cholesky": "tf.cholesky",
     "batch_self_adjoint_eig": "tf.self_adjoint_eig", "batch_fft": "tf.fft",
-    "initialize_local_variables": None, "all_variables": None,
 }
 
 
@@ -88,9 +87,8 @@ def _classify(path, version):
             removed = next((old for old in (symbol, path) if old in _REMOVED_IN_1_0), None)
             if removed is None:
                 return "unknown", shown % symbol, "in no TensorFlow 1.15 or 2.15 API"
-            new = _REMOVED_IN_1_0[removed]
-            return "removed", shown % removed, "removed in TF 1.0" + (
-                ", use %s" % new if new else "")
+            return "removed", shown % removed, "removed in TF 1.0, use %s" % (
+                _REMOVED_IN_1_0[removed],)
         if not isinstance(obj, types.ModuleType):
             break
     return "supported", shown % symbol, ""
