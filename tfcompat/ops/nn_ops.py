@@ -18,7 +18,6 @@ from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_d
                                     to_torch)
 from tfcompat.ops.math_ops import _sorted_num_segments
 from tfcompat.ops.sparse_ops import SparseTensor
-from tfcompat.variables import PartitionedVariable
 
 _FLOATS = "half, bfloat16, float32, float64"
 
@@ -635,8 +634,10 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
 def _partition_list(params):
     """A PartitionedVariable as the list of its parts: TF's embedding and sampled-loss ops
     take it so, each part one shard for the "mod"/"div" strategies (converted before the op,
-    which would otherwise see the concatenated value)."""
-    return list(params) if isinstance(params, PartitionedVariable) else params
+    which would otherwise see the concatenated value). Recognised by TF's own accessor
+    `_get_variable_list`, so ops need not import the variables layer above them."""
+    parts = getattr(params, "_get_variable_list", None)
+    return list(parts()) if parts is not None else params
 
 
 @op(graph_name="NceLoss")
