@@ -29,9 +29,12 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.eager import tape
 from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework.graph import (SymbolicTensor, get_collection, get_default_graph,
+                                     run_module)
 from tfcompat.framework.ops import op, to_torch, variable_storage
 from tfcompat.framework.tensor import EagerTensor, Reference, Tensor
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
+from tfcompat.ops import array_ops, control_flow_ops
 
 _state = context.state
 
@@ -49,7 +52,6 @@ def _lifted(value):
     a variable from a tensor it computed (`tf.Variable(tf.random.normal([n, m]))`); TF lifts
     such an initializer out of the function, and so its graph is run here, once, eagerly. One
     that depends on the function's inputs cannot be lifted, in TF either."""
-    from tfcompat.framework.graph import SymbolicTensor, run_module
     if not isinstance(value, SymbolicTensor):
         return value
     try:
@@ -376,7 +378,6 @@ class Variable(object):
 
     def _init_in_graph(self, initial_value, dtype, shape, validate_shape, name, collections):
         """A TF1 graph variable: an op for its value, an initializer op, collections."""
-        from tfcompat.framework.graph import get_default_graph
         graph = self._graph = get_default_graph()
         self._leaf = None
         with graph.name_scope(name or "Variable") as scope:
@@ -666,7 +667,6 @@ class Variable(object):
             return self if read_value else None
         if not read_value:
             return update
-        from tfcompat.framework.graph import get_default_graph
         with get_default_graph().control_dependencies([update]):
             return read_variable_op(self)
 
@@ -692,7 +692,6 @@ class Variable(object):
             return _count_up_to(storage, limit)
         if not _state.building_graph:
             return EagerTensor(count_up_to(self._leaf))
-        from tfcompat.framework.graph import get_default_graph
         graph = get_default_graph()
         with graph._fake_mode:
             fake = torch.empty((), dtype=self._dtype.torch_dtype)
@@ -866,7 +865,6 @@ class PartitionedVariable(object):
         """The full value, outside the control dependencies of the current scope."""
         if not _state.building_graph:
             return self._concat()
-        from tfcompat.framework.graph import get_default_graph
         with get_default_graph().control_dependencies(None):
             return self._concat()
 
@@ -900,7 +898,6 @@ class PartitionedVariable(object):
     def _apply_assign_fn(self, assign_fn, value):
         """Apply `assign_fn(part, value of that part)`: `value` is a list of part values, a
         PartitionedVariable, or a full tensor split along the partition axis."""
-        from tfcompat.ops import array_ops
         axes = self._partition_axes()
         if len(axes) > 1:
             raise NotImplementedError("Cannot do assign action along more than one dimension: "
@@ -973,8 +970,7 @@ def _collection(key, scope=None):
     """Graph mode: the default graph's collection; eager TF keeps no variables in them."""
     if not _state.building_graph:
         return []
-    from tfcompat.framework import graph
-    return graph.get_collection(key, scope)
+    return get_collection(key, scope)
 
 
 @tf_export(v1=["global_variables", "all_variables"])
@@ -1007,7 +1003,6 @@ def variables_initializer(var_list, name="init"):
     """An op running the variables' initializers; eager TF returns None (nothing to run)."""
     if not _state.building_graph:
         return None
-    from tfcompat.ops import control_flow_ops
     if var_list:
         return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
     return control_flow_ops.no_op(name=name)
@@ -1049,7 +1044,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     if not _state.building_graph:
         return EagerTensor(np.empty((0,), dtype=object))
     from tfcompat.client.session import running_session
-    from tfcompat.framework.graph import get_default_graph
     if var_list is None:
         var_list = global_variables() + local_variables()
     var_list = list(var_list)
