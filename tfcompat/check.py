@@ -22,6 +22,7 @@ import os
 import sys
 import types
 
+import tfcompat
 from tfcompat import _api, _import_hook, _scan
 
 USAGE = "usage: tfcompat check [--json] SCRIPT...\n"
@@ -43,7 +44,6 @@ _REMOVED_IN_1_0 = {
 
 
 def _namespace_root(version):
-    import tfcompat
     return tfcompat if version is None else getattr(tfcompat.compat, version)
 
 
