@@ -35,6 +35,7 @@ from tfcompat.framework.ops import op, to_torch, variable_storage
 from tfcompat.framework.tensor import EagerTensor, Reference, Tensor
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
 from tfcompat.ops import array_ops, control_flow_ops
+from tfcompat.framework.default_session import running_session, session_for
 
 _state = context.state
 
@@ -403,7 +404,6 @@ class Variable(object):
         graph.add_to_collections(collections, self)
 
     def _initialize_in_session(self, value):
-        from tfcompat.client.session import running_session
         stored = value.copy() if _is_string(value) else value.detach().clone()
         running_session()._set_variable_value(self, stored)
 
@@ -429,7 +429,6 @@ class Variable(object):
         """The storage a graph run reads and updates: the running session's value."""
         if self._graph is None:
             return self._tfcompat_tensor_()
-        from tfcompat.client.session import running_session
         session = running_session()
         if session is None:
             raise errors.FailedPreconditionError(
@@ -440,7 +439,6 @@ class Variable(object):
         """(storage, initialize) for a run of this TF1 graph variable's graph that overwrites
         it before any other use: if the running session holds no value of it, fresh storage,
         and `initialize()` (else None) makes that storage the variable's value."""
-        from tfcompat.client.session import running_session
         session = running_session()
         fake = self._initial_value._fake
         if session is None or session._is_initialized(self) or _is_string(fake):
@@ -562,15 +560,13 @@ class Variable(object):
 
     def eval(self, session=None):
         if self._graph is not None:
-            from tfcompat.client.session import _session_for
-            return _session_for(session, self._graph).run(self)
+            return session_for(session, self._graph).run(self)
         raise NotImplementedError("eval is not supported when eager execution is enabled, "
                                   "is .numpy() what you're looking for?")
 
     def is_initialized(self, name=None):
         if self._graph is None:
             return True
-        from tfcompat.client.session import running_session
         return self._graph.record_custom(
             lambda: torch.tensor(running_session()._is_initialized(self)), "IsVariableInitialized",
             [], self._graph._fake_mode.from_tensor(torch.tensor(True)), name)
@@ -675,8 +671,7 @@ class Variable(object):
         if self._graph is None:
             self.assign(value)
             return
-        from tfcompat.client.session import _session_for
-        _session_for(session, self._graph)._set_variable_value(
+        session_for(session, self._graph)._set_variable_value(
             self, to_torch(value, self._dtype).clone())
 
     def count_up_to(self, limit):
@@ -1043,7 +1038,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     local variables) that the running session has not initialized; eager: empty."""
     if not _state.building_graph:
         return EagerTensor(np.empty((0,), dtype=object))
-    from tfcompat.client.session import running_session
     if var_list is None:
         var_list = global_variables() + local_variables()
     var_list = list(var_list)

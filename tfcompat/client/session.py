@@ -16,7 +16,6 @@ uncompiled module for good.
 import contextlib
 import os
 import sys
-import threading
 import time
 
 import numpy as np
@@ -24,42 +23,10 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework.default_session import default_session_stack, swap_running_session
 from tfcompat.framework.graph import (Operation, SymbolicTensor, get_default_graph, located_error,
                                      run_module)
 from tfcompat.framework.tensor import EagerTensor
-
-_local = threading.local()
-
-
-def running_session():
-    """The session whose `run` is executing on this thread (None outside a run)."""
-    return getattr(_local, "running", None)
-
-
-def _default_stack():
-    if not hasattr(_local, "defaults"):
-        _local.defaults = []
-    return _local.defaults
-
-
-@tf_export(v1=["get_default_session"])
-def get_default_session():
-    """The innermost session made default with `as_default()` / `with Session()`."""
-    stack = _default_stack()
-    return stack[-1] if stack else None
-
-
-def _session_for(session, graph):
-    session = session if session is not None else get_default_session()
-    if session is None:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is "
-                         "registered. Use `with sess.as_default()` or pass an explicit session "
-                         "to `eval(session=sess)`")
-    if session.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph "
-                         "is different from the session's graph.")
-    return session
-
 
 class _Fetch(object):
     """The flat list of graph elements of a fetch structure, and how to rebuild it."""
@@ -376,8 +343,7 @@ class Session(object):
                     label=_signature_label(graph_elements, feeds))
             self._last_plan = _RunPlan.of(fetches, feed_dict, feeds, fetch, entry,
                                           self._graph.version)
-        previous = getattr(_local, "running", None)
-        _local.running = self
+        previous = swap_running_session(self)
         try:
             outputs = entry.run(feed_values)
         except errors.OpError as error:
@@ -386,7 +352,7 @@ class Session(object):
             raise located_error(errors.InvalidArgumentError(str(e)).with_traceback(
                 e.__traceback__)) from None
         finally:
-            _local.running = previous
+            swap_running_session(previous)
         it = iter(outputs)
         values = [_to_numpy(e.numpy() if isinstance(e, EagerTensor) else next(it))
                   for e in fetch.elements]
@@ -448,7 +414,7 @@ class Session(object):
     @contextlib.contextmanager
     def as_default(self):
         """Make this the default session (and its graph the default graph) in the block."""
-        stack = _default_stack()
+        stack = default_session_stack()
         stack.append(self)
         try:
             with self._graph.as_default():

@@ -25,6 +25,7 @@ from tfcompat.train import saver as train_saver
 from tfcompat.train import training_util
 from tfcompat.variable_scope import VariableScope, get_variable_scope, variable_scope
 from tfcompat.variables import EAGER_CREATION_HOOKS
+from tfcompat.framework.default_session import get_default_session
 
 
 def _is_anonymous(layer):
@@ -217,7 +218,6 @@ class Network(base.Layer):
 def _session():
     if context.executing_eagerly():
         return None
-    from tfcompat.client.session import get_default_session
     return get_default_session()
 
 

@@ -27,6 +27,7 @@ from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.function import TensorSpec
 from tfcompat.ops.sparse_ops import SparseTensor
+from tfcompat.framework.default_session import running_session
 
 _END = object()
 ITERATOR_STATE = "ITERATOR_STATE"     # TF's checkpoint attribute name for an iterator
@@ -180,16 +181,11 @@ def _fake_leaves(graph, spec):
     return [(spec.dtype, spec.shape)]
 
 
-def make_fake(graph, dtype, shape):
-    """A fake value with `dtype` and (partly unknown) `shape` for `Graph.record_custom`."""
-    return graph._fake_for_shape(shape, dtype)
-
-
 def record_structured(graph, fn, op_type, inputs, spec, name=None):
     """Record a node returning the flat leaves of `spec`; returns the packed structure."""
     flat_spec = flatten(spec)
     kinds = [_fake_leaves(graph, s) for s in flat_spec]
-    fakes = tuple(make_fake(graph, d, s) for parts in kinds for d, s in parts)
+    fakes = tuple(graph._fake_for_shape(s, d) for parts in kinds for d, s in parts)
     outputs = graph.record_custom(fn, op_type, inputs, fakes, name)
     it = iter(outputs)
     shapes = iter([s for parts in kinds for _, s in parts])
@@ -222,7 +218,6 @@ def flat_values(element):
 
 
 def _session_key():
-    from tfcompat.client.session import running_session
     session = running_session()
     return session if session is not None else _NO_SESSION
 

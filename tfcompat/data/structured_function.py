@@ -23,6 +23,7 @@ import torch
 from tfcompat.data import structure, vectorization
 from tfcompat.data.structure import SparseTensorSpec, flatten, normalize_element, pack_as
 from tfcompat.framework import dtypes
+from tfcompat.framework.custom_op import sample_fake
 from tfcompat.framework.graph import Graph, SymbolicTensor, input_value, run_module
 from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor
@@ -67,21 +68,6 @@ def placeholder_for(graph, spec, sample=None):
             part._fake = sample_fake(graph, structure.torch_value(value), part.shape)
     return leaf
 
-
-def sample_fake(graph, value, shape):
-    """A fake value standing for tensors like the concrete `value`: its dimensions unknown
-    in `shape` stay symbolic, with `value`'s sizes as their hints (string arrays: `value`).
-
-    Graphs that trace dataset functions on a sample element use it, so that shape
-    inference after a data-dependent size (`decode_raw` then `reshape`) sees sizes that fit.
-    """
-    if isinstance(value, np.ndarray):
-        return value
-    from torch.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
-    known = shape.as_list() if shape.rank is not None else [None] * value.ndim
-    dynamic = [DimDynamic.STATIC if d is not None else DimDynamic.DYNAMIC for d in known]
-    return graph._fake_mode.from_tensor(value, symbolic_context=StatelessSymbolicContext(
-        dynamic_sizes=dynamic, constraint_sizes=[None] * value.ndim))
 
 
 def _eager(value):

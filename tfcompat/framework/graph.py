@@ -34,6 +34,7 @@ from tfcompat._api import export_constant, tf_export
 from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.framework.default_session import session_for
 
 # TF1's graph protos: the protobuf messages TensorFlow itself defines (tensorboard ships them).
 NodeDef = export_constant(node_def_pb2.NodeDef, v1=["NodeDef"])
@@ -312,8 +313,7 @@ class Operation(object):
         return tuple(self.outputs)
 
     def run(self, feed_dict=None, session=None):
-        from tfcompat.client.session import _session_for
-        _session_for(session, self.graph).run(self, feed_dict)
+        session_for(session, self.graph).run(self, feed_dict)
 
     @property
     def node_def(self):
@@ -379,8 +379,7 @@ class SymbolicTensor(Tensor):
         return [op for op in self._op.graph._ops if self in op._inputs]
 
     def eval(self, feed_dict=None, session=None):
-        from tfcompat.client.session import _session_for
-        return _session_for(session, self.graph).run(self, feed_dict)
+        return session_for(session, self.graph).run(self, feed_dict)
 
     def numpy(self):
         raise NotImplementedError("numpy() is only available when eager execution is enabled; "

@@ -19,7 +19,9 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.core.example.example_pb2 import Example, SequenceExample
 from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.ops import constant_to_torch, convert_to_tensor, to_torch
+from tfcompat.framework.string_tensor import flat_strings, scalar_string, string_input
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.io.example_fast_parsing import parse_dense
@@ -178,14 +180,9 @@ def _dense_value(fmap, spec, index, name):
     if spec.size == 1 and not spec.shape:
         value = values[0]
         return np.array(value, dtype=_NP[spec.dtype]) if spec.dtype is not dtypes.string \
-            else _scalar_string(value)
+            else scalar_string(value)
     return _array(values, spec).reshape(spec.shape)
 
-
-def _scalar_string(value):
-    out = np.empty((), dtype=object)
-    out[()] = value
-    return out
 
 
 def _sequence_value(values, spec, index, name):
@@ -333,65 +330,6 @@ def _sparse_tensor(indices, values, shape):
     return sp
 
 
-def run_op(fn, op_type, inputs, out_specs, name=None, pure=True):
-    """Run `fn` over the values of `inputs` now (eager) or as one graph node.
-
-    `fn` gets torch tensors / string arrays and returns a tuple matching `out_specs`
-    ((dtype, TensorShape) pairs, the static shapes of the graph outputs). A `pure` op
-    (no side effects) traced on sample strings (`structured_function.sample_fake`) runs on
-    them, so that what follows it sees sizes taken from the sample.
-    """
-    if not _state.building_graph:
-        return [EagerTensor(v) for v in fn(*[i._t if type(i) is EagerTensor else to_torch(i)
-                                              for i in inputs])]
-    if callable(out_specs):
-        out_specs = out_specs()
-    from tfcompat.data.iterator_ops import make_fake
-    from tfcompat.framework.graph import get_default_graph
-    graph = get_default_graph()
-    tensors = [convert_to_tensor(i) for i in inputs]
-    fakes = _sample_outputs(graph, fn, tensors, out_specs) if pure else None
-    if fakes is None:
-        fakes = tuple(make_fake(graph, d, s) for d, s in out_specs)
-    outputs = graph.record_custom(fn, op_type, tensors, fakes, name)
-    for tensor, (dtype, shape) in zip(outputs, out_specs):
-        tensor._static = shape
-    return list(outputs)
-
-
-def _sample_outputs(graph, fn, tensors, out_specs):
-    """Fake outputs computed from sample string inputs, or None where there are none."""
-    if not getattr(graph, "traces_with_samples", False):
-        return None
-    values = [getattr(t, "_fake", None) for t in tensors]
-    if not all(isinstance(v, np.ndarray) for v in values):
-        return None
-    try:
-        outputs = fn(*values)
-    except Exception:  # the sample does not fit this op: its outputs stay unknown
-        return None
-    from tfcompat.data.structured_function import sample_fake
-    return tuple(sample_fake(graph, v, shape) for v, (_, shape) in zip(outputs, out_specs))
-
-
-def _string_input(value, what):
-    if type(value) is EagerTensor and isinstance(value._t, np.ndarray):
-        return value, value.shape
-    if _state.building_graph:
-        tensor = convert_to_tensor(value, dtype=dtypes.string) \
-            if isinstance(value, (str, bytes, list, tuple, np.ndarray)) else value
-        if tensor.dtype is not dtypes.string:
-            raise TypeError("%s must be a string tensor, got %s" % (what, tensor.dtype.name))
-        return tensor, tensor.shape
-    tensor = convert_to_tensor(value, dtype=dtypes.string) \
-        if not isinstance(value, EagerTensor) else value
-    if tensor.dtype is not dtypes.string:
-        raise TypeError("%s must be a string tensor, got %s" % (what, tensor.dtype.name))
-    return tensor, tensor.shape
-
-
-def _flat_strings(array):
-    return [array[()]] if array.ndim == 0 else list(array.reshape(-1))
 
 
 # ---------------------------------------------------------------- Example parsing
@@ -423,7 +361,7 @@ def _parse_example(serialized, features, example_names, name, batched):
     if not features:
         raise ValueError("Missing: features was %s." % features)
     specs = _specs(features)
-    tensor, shape = _string_input(serialized, "serialized")
+    tensor, shape = string_input(serialized, "serialized")
     if shape.rank is not None and shape.rank != (1 if batched else 0):
         raise ValueError("Shape %s must have rank %d (serialized input of %s)"
                          % (shape, 1 if batched else 0,
@@ -433,11 +371,11 @@ def _parse_example(serialized, features, example_names, name, batched):
         names = constant_to_torch(example_names, dtypes.string).reshape(-1)
 
     def parse(values):
-        return _parse_examples(_flat_strings(values), names, specs, batched)
+        return _parse_examples(flat_strings(values), names, specs, batched)
 
     def parse_stacked(values):
         """Dense outputs for strings of any shape S (stacked inputs): S + feature shape."""
-        outputs = _parse_examples(_flat_strings(values), None, specs, True)
+        outputs = _parse_examples(flat_strings(values), None, specs, True)
         return tuple(out.reshape(values.shape + tuple(spec.shape))
                      for out, spec in zip(outputs, specs))
     if _all_fixed_len(specs):
@@ -571,12 +509,12 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
     sequence_specs = _check_sequence_specs(sequence_features)
     if not context_specs and not sequence_specs:
         raise ValueError("Missing features.")
-    tensor, shape = _string_input(serialized, "serialized")
+    tensor, shape = string_input(serialized, "serialized")
     names = None if example_name is None else \
         constant_to_torch(example_name, dtypes.string).reshape(-1)
 
     def parse(values):
-        return _parse_sequences(_flat_strings(values), context_specs, sequence_specs, names,
+        return _parse_sequences(flat_strings(values), context_specs, sequence_specs, names,
                                 False)
     flat = run_op(parse, "ParseSingleSequenceExample", [tensor],
                   _sequence_out_specs(context_specs, sequence_specs, []), name)
@@ -593,12 +531,12 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     sequence_specs = _check_sequence_specs(sequence_features)
     if not context_specs and not sequence_specs:
         raise ValueError("Missing features.")
-    tensor, shape = _string_input(serialized, "serialized")
+    tensor, shape = string_input(serialized, "serialized")
     names = None if example_names is None else \
         constant_to_torch(example_names, dtypes.string).reshape(-1)
 
     def parse(values):
-        return _parse_sequences(_flat_strings(values), context_specs, sequence_specs, names,
+        return _parse_sequences(flat_strings(values), context_specs, sequence_specs, names,
                                 True)
     batch_shape = [shape.as_list()[0] if shape.rank else None]
     flat = run_op(parse, "ParseSequenceExampleV2", [tensor],
@@ -625,7 +563,7 @@ def _decode_raw(input_bytes, out_type, little_endian, fixed_length, name):
     if out_type not in _RAW_TYPES:
         raise TypeError("Value passed to parameter 'out_type' has DataType %s not in list of "
                         "allowed values" % out_type.name)
-    tensor, shape = _string_input(input_bytes, "input_bytes")
+    tensor, shape = string_input(input_bytes, "input_bytes")
     np_dtype = np.dtype(out_type.as_numpy_dtype if out_type is not dtypes.bfloat16
                         else np.uint16)
     if out_type.size > 1:
@@ -634,7 +572,7 @@ def _decode_raw(input_bytes, out_type, little_endian, fixed_length, name):
     native = np_dtype.newbyteorder("=")
 
     def decode(values):
-        flat = _flat_strings(values)
+        flat = flat_strings(values)
         if fixed_length is not None:
             flat = [v[:fixed_length].ljust(fixed_length, b"\0") for v in flat]
         sizes = set(map(len, flat))
@@ -696,7 +634,7 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                select_cols=None, name=None):
     """Parse CSV lines; each column's type and default come from `record_defaults`."""
     defaults = [_csv_default(v, i) for i, v in enumerate(record_defaults)]
-    tensor, shape = _string_input(records, "records")
+    tensor, shape = string_input(records, "records")
     if select_cols is not None and len(select_cols) != len(defaults):
         raise ValueError("Length of select_cols and record_defaults do not match.")
     if select_cols is not None and list(select_cols) != sorted(set(select_cols)):
@@ -722,7 +660,7 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
                 from None
 
     def decode(values):
-        flat = _flat_strings(values)
+        flat = flat_strings(values)
         columns = [[] for _ in defaults]
         for r, line in enumerate(flat):
             text = line.decode("utf-8")
@@ -767,12 +705,12 @@ def decode_csv_v1(records, record_defaults, field_delim=",", use_quote_delim=Tru
 @tf_export("io.read_file", v1=["read_file"])
 def read_file(filename, name=None):
     """The contents of a file as a scalar string (NotFoundError if it does not exist)."""
-    tensor, _ = _string_input(filename, "filename")
+    tensor, _ = string_input(filename, "filename")
 
     def read(value):
         from tfcompat.io.gfile import _open_for_read
-        with _open_for_read(_flat_strings(value)[0]) as f:
-            return (_scalar_string(f.read()),)
+        with _open_for_read(flat_strings(value)[0]) as f:
+            return (scalar_string(f.read()),)
     return run_op(read, "ReadFile", [tensor], [(dtypes.string, TensorShape([]))], name,
                   pure=False)[0]
 
@@ -780,13 +718,13 @@ def read_file(filename, name=None):
 @tf_export("io.write_file", v1=["write_file"])
 def write_file(filename, contents, name=None):
     """Write a scalar string to a file (creating or truncating it)."""
-    name_t, _ = _string_input(filename, "filename")
-    data_t, _ = _string_input(contents, "contents")
+    name_t, _ = string_input(filename, "filename")
+    data_t, _ = string_input(contents, "contents")
 
     def write(path, data):
         from tfcompat.io.gfile import _open_for_write
-        with _open_for_write(_flat_strings(path)[0]) as f:
-            f.write(_flat_strings(data)[0])
+        with _open_for_write(flat_strings(path)[0]) as f:
+            f.write(flat_strings(data)[0])
         return ()
     if not _state.building_graph:
         write(to_torch(name_t), to_torch(data_t))

@@ -19,6 +19,8 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops import array_ops, math_ops, nn_ops, random_ops, sparse_ops
+from tfcompat.client.session import Session
+from tfcompat.framework.default_session import get_default_session
 
 _state = context.state
 _config = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
@@ -225,7 +227,6 @@ def learning_phase_scope(value):
 def get_session(op_input_list=()):
     """TF1: the Keras session of the default graph (global variables initialized on first
     use); also inside `with tf.Graph().as_default():` in an eager program, as in TF 2."""
-    from tfcompat.client.session import Session, get_default_session
     from tfcompat.framework.graph import get_default_graph
     if not _state.building_graph:
         raise RuntimeError("tf.keras.backend.get_session is not available when eager "

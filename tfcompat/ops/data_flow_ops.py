@@ -39,7 +39,7 @@ _handle_ids = itertools.count()
 
 
 def _running_session():
-    from tfcompat.client.session import running_session
+    from tfcompat.framework.default_session import running_session
     return running_session()
 
 
@@ -101,13 +101,12 @@ def run_resource_op(fn, op_type, inputs, out_specs, name):
         result = fn(*[ops.to_torch(value) for value in inputs])
         return None if out_specs is None else [EagerTensor(value) for value in result]
     fn = torch._disable_dynamo(fn)  # imports torch._dynamo only if the graph is compiled
-    from tfcompat.data.iterator_ops import make_fake
     from tfcompat.framework.graph import get_default_graph
     graph = get_default_graph()
     if out_specs is None:
         return graph.record_custom(fn, op_type, inputs, None, name)
     fakes = tuple(_string_fake(shape) if dtype in (dtypes.string, dtypes.resource)
-                  else make_fake(graph, dtype, shape) for dtype, shape in out_specs)
+                  else graph._fake_for_shape(shape, dtype) for dtype, shape in out_specs)
     outputs = graph.record_custom(fn, op_type, inputs, fakes, name)
     for tensor, (dtype, shape) in zip(outputs, out_specs):
         tensor._dtype, tensor._static = dtype, shape

@@ -17,7 +17,8 @@ from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import op, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.io.parsing_ops import _flat_strings, _scalar_string, _string_input, run_op
+from tfcompat.framework.custom_op import run_op
+from tfcompat.framework.string_tensor import flat_strings, scalar_string, string_input
 
 
 @tf_export("image.ResizeMethod")
@@ -422,7 +423,7 @@ def _bytes_tensor(data):
 
 def _decode(contents, channels, kind, op_type, name, dtype=dtypes.uint8):
     import torchvision.io as tvio
-    tensor, _ = _string_input(contents, "contents")
+    tensor, _ = string_input(contents, "contents")
     modes = {0: tvio.ImageReadMode.UNCHANGED, 1: tvio.ImageReadMode.GRAY,
              3: tvio.ImageReadMode.RGB, 4: tvio.ImageReadMode.RGB_ALPHA}
     channels = int(channels or 0)
@@ -430,7 +431,7 @@ def _decode(contents, channels, kind, op_type, name, dtype=dtypes.uint8):
         raise ValueError("channels must be 0, 1, 3 or 4, got %d" % channels)
 
     def decode(value):
-        data = _flat_strings(value)[0]
+        data = flat_strings(value)[0]
         if kind == "jpeg" and not data.startswith(b"\xff\xd8"):
             raise errors.InvalidArgumentError("Expected image (JPEG, PNG, or GIF), got "
                                               "unknown format starting with %r" % data[:16])
@@ -484,7 +485,7 @@ def _encode(image, fn, op_type, name):
             raise errors.InvalidArgumentError("image must be 3-dimensional, got shape %s"
                                               % format_shape(value.shape))
         data = fn(value.cpu().permute(2, 0, 1).contiguous())
-        return (_scalar_string(bytes(data.numpy().tobytes())),)
+        return (scalar_string(bytes(data.numpy().tobytes())),)
     return run_op(encode, op_type, [t], lambda: [(dtypes.string, TensorShape([]))], name)[0]
 
 

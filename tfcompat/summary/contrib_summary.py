@@ -20,6 +20,7 @@ from tfcompat.summary import encoding, summary_v2
 from tfcompat.summary.summary import summary_scope, tensor_value, to_numpy
 from tfcompat.summary.summary_v2 import state
 from tfcompat.summary.writer import serialized_graph_def
+from tfcompat.framework.default_session import get_default_session
 
 tf_export("contrib.summary.SummaryWriter")(summary_v2.SummaryWriter)
 tf_export("contrib.summary.flush")(summary_v2.flush)
@@ -192,7 +193,6 @@ def initialize(graph=None, session=None):
     if context.executing_eagerly():
         return
     if session is None:
-        from tfcompat.client.session import get_default_session
         session = get_default_session()
         if session is None:
             raise ValueError("Argument `session` must be passed if no default session "

@@ -17,6 +17,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.train import checkpoint_format, saver, tracking
 from tfcompat.variables import Variable
+from tfcompat.framework.default_session import get_default_session
 
 _state = context.state
 _logger = logging.getLogger("tensorflow")
@@ -25,7 +26,6 @@ _logger = logging.getLogger("tensorflow")
 def _default_session(session):
     if session is not None:
         return session
-    from tfcompat.client.session import get_default_session
     return get_default_session()
 
 

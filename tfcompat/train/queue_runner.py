@@ -16,6 +16,8 @@ import weakref
 from tfcompat._api import tf_export
 from tfcompat.framework import context, errors
 from tfcompat.framework.graph import GraphKeys, add_to_collection, get_collection
+from tfcompat.client.session import Session
+from tfcompat.framework.default_session import get_default_session
 
 _logger = logging.getLogger("tensorflow")
 
@@ -143,7 +145,6 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
     """Start the threads of every QueueRunner in the graph's `collection`; returns them."""
     if context.executing_eagerly():
         raise RuntimeError("Queues are not compatible with eager execution.")
-    from tfcompat.client.session import Session, get_default_session
     if sess is None:
         sess = get_default_session()
         if sess is None:

@@ -28,6 +28,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, errors
 from tfcompat.train import checkpoint_format, tensor_bundle, tracking
 from tfcompat.variables import PartitionedVariable, Variable
+from tfcompat.framework.default_session import running_session
 
 _logger = logging.getLogger("tensorflow")
 _state = context.state
@@ -584,7 +585,6 @@ def _set_initializer(variable, value, key, source):
     if variable._graph is None:
         tracking.assign_variable(variable, value, key, source)
         return
-    from tfcompat.client.session import running_session
 
     def initialize():
         tracking.assign_variable(variable, value, key, source, running_session())
