@@ -5,8 +5,8 @@ import pytest
 import tfcompat as tf
 from tfcompat.compat import v1
 from tfcompat.contrib import eager_metrics
-from tfcompat.ops import metrics_impl
-from tfcompat.ops.losses import losses_impl
+from tfcompat.losses import losses_impl
+from tfcompat.metrics import metrics_impl
 
 LABELS = np.array([[0., 1.], [1., 0.]], np.float32)
 PREDS = np.array([[0.2, 0.7], [0.6, 0.1]], np.float32)

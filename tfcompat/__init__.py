@@ -27,10 +27,10 @@ _MODULES = (
     "variables", "variable_scope", "eager.backprop", "function", "autograph.converter",
     "module.module",
     "client.session", "train", "summary", "io", "core.example", "data",
-    "keras", "layers", "ops.losses.losses_impl", "ops.metrics_impl",
+    "keras", "layers", "losses", "metrics",
     "config", "compat", "contrib",
-    "ops.rnn_cell_impl", "ops.rnn",
-    "ops.data_flow_ops", "ops.io_ops",
+    "layers.rnn_cell_impl", "layers.rnn",
+    "ops.data_flow_ops", "io.io_ops",
     "util",
 )
 # The modules in _api.LAZY_MODULES (estimator, feature_column, contrib.*, platform, test,

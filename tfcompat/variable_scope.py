@@ -894,3 +894,21 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
                         validate_shape=validate_shape, use_resource=use_resource,
                         custom_getter=custom_getter, constraint=constraint,
                         synchronization=synchronization, aggregation=aggregation)
+
+
+@tf_export(v1=["create_partitioned_variables"])
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
+                                 trainable=True, collections=None, name=None, reuse=None):
+    """The list of parts of a new partitioned variable of `shape`, cut as `slicing` says
+    (TF's deprecated helper; `get_variable` with a partitioner is the usual way)."""
+    if len(shape) != len(slicing):
+        raise ValueError("The 'shape' and 'slicing' of a partitioned Variable must have the "
+                         "length: shape: %s, slicing: %s" % (shape, slicing))
+    if len(shape) < 1:
+        raise ValueError("A partitioned Variable must have rank at least 1: shape: %s"
+                         % (shape,))
+    with variable_scope(name, "PartitionedVariable", reuse=reuse) as scope:
+        return list(_get_default_variable_store().get_variable(
+            scope.name, shape=shape, dtype=dtype, initializer=initializer,
+            reuse=scope.reuse if context.state.building_graph else False, trainable=trainable,
+            collections=collections, partitioner=lambda **unused_kwargs: slicing))

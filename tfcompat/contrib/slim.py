@@ -13,7 +13,7 @@ from tfcompat.contrib.layers import layers as contrib_layers
 from tfcompat.contrib.layers import optimizers as contrib_optimizers
 from tfcompat.contrib.layers import regularizers as contrib_regularizers
 from tfcompat.contrib.layers import summaries as contrib_summaries
-from tfcompat.ops.losses import losses_impl
+from tfcompat.losses import losses_impl
 
 _FRAMEWORK_NAMES = (
     "arg_scope", "add_arg_scope", "current_arg_scope", "has_arg_scope", "arg_scoped_arguments",

@@ -35,7 +35,8 @@ from tfcompat.estimator.model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from tfcompat.framework import random_seed
 from tfcompat.framework.graph import Graph
 from tfcompat.framework.tensor import Tensor
-from tfcompat.ops import control_flow_ops, metrics_impl
+from tfcompat.metrics import metrics_impl
+from tfcompat.ops import control_flow_ops
 from tfcompat.summary import encoding
 from tfcompat.summary import summary as summary_lib
 from tfcompat.summary.writer import FileWriterCache

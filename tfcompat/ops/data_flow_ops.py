@@ -26,10 +26,12 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework import context, dtypes, errors, ops, random_seed
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
+from tfcompat.framework.default_session import running_session
+from tfcompat.framework.graph import get_default_graph
 
 _resource_ids = itertools.count()
 _handle_ids = itertools.count()
@@ -39,7 +41,6 @@ _handle_ids = itertools.count()
 
 
 def _running_session():
-    from tfcompat.framework.default_session import running_session
     return running_session()
 
 
@@ -101,7 +102,6 @@ def run_resource_op(fn, op_type, inputs, out_specs, name):
         result = fn(*[ops.to_torch(value) for value in inputs])
         return None if out_specs is None else [EagerTensor(value) for value in result]
     fn = torch._disable_dynamo(fn)  # imports torch._dynamo only if the graph is compiled
-    from tfcompat.framework.graph import get_default_graph
     graph = get_default_graph()
     if out_specs is None:
         return graph.record_custom(fn, op_type, inputs, None, name)
@@ -755,7 +755,6 @@ class RandomShuffleQueue(_Queue):
 
     def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None,  # noqa: A002
                  names=None, seed=None, shared_name=None, name="random_shuffle_queue"):
-        from tfcompat.framework import random_seed
         seed1, seed2 = random_seed.get_seed(seed)
         seeds = (0, 0) if seed1 is None and seed2 is None else (int(seed1), int(seed2))
         super(RandomShuffleQueue, self).__init__(

@@ -1,5 +1,6 @@
 """TF1's partitioners (`tf.fixed_size_partitioner`, `tf.min_max_variable_partitioner`,
-`tf.variable_axis_size_partitioner`) and `tf.create_partitioned_variables`.
+`tf.variable_axis_size_partitioner`); `tf.create_partitioned_variables`, which makes
+variables, is in `variable_scope.py`.
 
 A partitioner maps a variable's full shape and dtype to a number of parts per axis (at most one
 axis above 1); `get_variable(..., partitioner=)` then makes a PartitionedVariable
@@ -73,20 +74,3 @@ def fixed_size_partitioner(num_shards, axis=0):
     return _partitioner
 
 
-@tf_export(v1=["create_partitioned_variables"])
-def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
-                                 trainable=True, collections=None, name=None, reuse=None):
-    """The list of parts of a new partitioned variable of `shape`, cut as `slicing` says
-    (TF's deprecated helper; `get_variable` with a partitioner is the usual way)."""
-    from tfcompat.variable_scope import _get_default_variable_store, variable_scope
-    if len(shape) != len(slicing):
-        raise ValueError("The 'shape' and 'slicing' of a partitioned Variable must have the "
-                         "length: shape: %s, slicing: %s" % (shape, slicing))
-    if len(shape) < 1:
-        raise ValueError("A partitioned Variable must have rank at least 1: shape: %s"
-                         % (shape,))
-    with variable_scope(name, "PartitionedVariable", reuse=reuse) as scope:
-        return list(_get_default_variable_store().get_variable(
-            scope.name, shape=shape, dtype=dtype, initializer=initializer,
-            reuse=scope.reuse if context.state.building_graph else False, trainable=trainable,
-            collections=collections, partitioner=lambda **unused_kwargs: slicing))

@@ -18,7 +18,8 @@ from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.graph import GraphKeys, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
 from tfcompat.ops import array_ops, check_ops, math_ops, random_ops
-from tfcompat.ops import data_flow_ops, io_ops
+from tfcompat.io import io_ops
+from tfcompat.ops import data_flow_ops
 from tfcompat.ops.sparse_ops import SparseTensor
 from tfcompat.summary import summary
 from tfcompat.train.queue_runner import QueueRunner, add_queue_runner

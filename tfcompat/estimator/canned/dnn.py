@@ -19,7 +19,7 @@ from tfcompat.feature_column.feature_column import input_layer
 from tfcompat.layers import core as core_layers
 from tfcompat.ops import nn_ops
 from tfcompat.ops.init_ops import GlorotUniform
-from tfcompat.ops.losses.losses_impl import Reduction
+from tfcompat.losses.losses_impl import Reduction
 from tfcompat.ops.partitioned_variables import min_max_variable_partitioner
 from tfcompat.summary import summary as summary_lib
 from tfcompat.variable_scope import variable_scope

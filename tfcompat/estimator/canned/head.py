@@ -21,8 +21,9 @@ from tfcompat.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcompat.framework import dtypes, ops
 from tfcompat.framework.graph import get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.ops import array_ops, math_ops, metrics_impl, nn_ops
-from tfcompat.ops.losses import losses_impl
+from tfcompat.losses import losses_impl
+from tfcompat.metrics import metrics_impl
+from tfcompat.ops import array_ops, math_ops, nn_ops
 from tfcompat.summary import summary as summary_lib
 from tfcompat.train import training_util
 

@@ -16,7 +16,7 @@ from tfcompat.estimator.canned.optimizers import get_optimizer_instance
 from tfcompat.estimator.estimator import Estimator
 from tfcompat.feature_column.feature_column import linear_model
 from tfcompat.ops import array_ops, nn_ops
-from tfcompat.ops.losses.losses_impl import Reduction
+from tfcompat.losses.losses_impl import Reduction
 from tfcompat.ops.partitioned_variables import min_max_variable_partitioner
 from tfcompat.summary import summary as summary_lib
 from tfcompat.variable_scope import variable_scope

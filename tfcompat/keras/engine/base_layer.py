@@ -33,7 +33,7 @@ from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras import backend
+from tfcompat.keras import backend, initializers
 from tfcompat.keras.mixed_precision import policy
 from tfcompat.module.module import Module, ModuleNameScope
 from tfcompat.variables import Variable, VariableAggregation, VariableSynchronization
@@ -260,8 +260,7 @@ class Node(object):
 
 
 def _get_initializer(identifier):
-    from tfcompat.ops import init_ops
-    get = init_ops.get_v2 if _api.flavor() == "v2" else init_ops.get
+    get = initializers.get_v2 if _api.flavor() == "v2" else initializers.get
     initializer = get(identifier)
     return initializer() if inspect.isclass(initializer) else initializer
 

@@ -9,13 +9,13 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import ops
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras import activations, backend, constraints, regularizers
+from tfcompat.keras import activations, backend, constraints, initializers, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
-from tfcompat.ops import array_ops, init_ops, math_ops, nn_ops
+from tfcompat.ops import array_ops, math_ops, nn_ops
 
 
 def serialize_initializer(initializer):
-    return init_ops.serialize(initializer) if initializer is not None else None
+    return initializers.serialize(initializer) if initializer is not None else None
 
 
 def serialize_optional(module, value):

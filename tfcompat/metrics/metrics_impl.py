@@ -9,8 +9,10 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes
-from tfcompat.framework.ops import op, to_torch, variable_storage
+from tfcompat.framework.ops import name_scope, op, to_torch, variable_storage
 from tfcompat.keras import metrics as keras_metrics
+from tfcompat.framework.graph import get_default_graph
+from tfcompat.variables import Variable
 
 _state = context.state
 LOCAL_VARIABLES = "local_variables"
@@ -22,13 +24,11 @@ def _graph_only(name):
     if not _state.building_graph:
         raise RuntimeError("tf.metrics.%s is not supported when eager execution is enabled."
                            % name)
-    from tfcompat.framework.graph import get_default_graph
     return get_default_graph()
 
 
 def _local(graph, name, shape=(), dtype=dtypes.float32):
     import numpy as np
-    from tfcompat.variables import Variable
     value = np.zeros(shape, dtype=dtype.as_numpy_dtype)
     return Variable(value, trainable=False, name=name, dtype=dtype,
                     collections=[LOCAL_VARIABLES, METRIC_VARIABLES])
@@ -64,7 +64,6 @@ def _mean_update(total, count, values, weights):
 def _streaming_mean(name, values_fn, inputs, weights, metrics_collections,
                     updates_collections, sqrt=False):
     graph = _graph_only(name)
-    from tfcompat.framework.ops import name_scope
     with name_scope(None, name):
         total = _local(graph, "total")
         count = _local(graph, "count")
@@ -158,7 +157,6 @@ def _counts_update(variables, kinds, thresholds, labels, predictions, weights):
 
 def _counts(name, kinds, labels, predictions, weights, thresholds=None):
     graph = _graph_only(name)
-    from tfcompat.framework.ops import name_scope
     names = {"tp": "true_positives", "fp": "false_positives", "tn": "true_negatives",
              "fn": "false_negatives"}
     shape = () if thresholds is None else (len(thresholds),)
@@ -258,7 +256,6 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
              updates_collections=None, name=None):
     """Mean intersection-over-union of class-id predictions over `num_classes` classes."""
     graph = _graph_only("mean_iou")
-    from tfcompat.framework.ops import name_scope
     with name_scope(None, "mean_iou"):
         total_cm = _local(graph, "total_confusion_matrix", (num_classes, num_classes),
                           dtypes.float64)

@@ -1,2 +1,2 @@
 """TF1 `tf.losses` (the implementation is in `losses_impl`)."""
-from tfcompat.ops.losses import losses_impl  # noqa: F401
+from tfcompat.losses import losses_impl  # noqa: F401

@@ -29,7 +29,7 @@ from tfcompat.data import structure as nest
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
-from tfcompat.keras import activations
+from tfcompat.keras import activations, initializers
 from tfcompat.layers import base as layers_base
 from tfcompat.ops import array_ops, clip_ops, init_ops, math_ops, nn_ops, random_ops
 from tfcompat.variable_scope import get_variable, get_variable_scope, variable_scope
@@ -238,8 +238,8 @@ class GRUCell(LayerRNNCell):
         self.input_spec = layers_base.InputSpec(ndim=2)
         self._num_units = num_units
         self._activation = activations.get(activation) if activation else math_ops.tanh
-        self._kernel_initializer = init_ops.get(kernel_initializer)
-        self._bias_initializer = init_ops.get(bias_initializer)
+        self._kernel_initializer = initializers.get(kernel_initializer)
+        self._bias_initializer = initializers.get(bias_initializer)
 
     @property
     def state_size(self):
@@ -389,7 +389,7 @@ class LSTMCell(_LSTMBase):
         self._num_units = num_units
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
-        self._initializer = init_ops.get(initializer)
+        self._initializer = initializers.get(initializer)
         self._num_proj = num_proj
         self._proj_clip = proj_clip
         self._forget_bias = forget_bias

@@ -13,6 +13,10 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, errors
 from tfcompat.framework.ops import op, to_torch
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.framework.graph import get_collection, get_default_graph
+from tfcompat.variable_scope import regularization_losses
+from tfcompat.framework.constant_op import constant
+from tfcompat.ops import math_ops
 
 _state = context.state
 LOSSES = "losses"
@@ -292,7 +296,6 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
 def add_loss(loss, loss_collection=LOSSES):
     """Add `loss` to `loss_collection` (graph mode; eager TF keeps no collections)."""
     if loss_collection and _state.building_graph:
-        from tfcompat.framework.graph import get_default_graph
         graph = get_default_graph()
         if not getattr(graph, "building_function", False):
             graph.add_to_collection(loss_collection, loss)
@@ -303,22 +306,18 @@ def get_losses(scope=None, loss_collection=LOSSES):
     """The losses in `loss_collection` (eager: [])."""
     if not _state.building_graph:
         return []
-    from tfcompat.framework.graph import get_collection
     return get_collection(loss_collection, scope)
 
 
 @tf_export(v1=["losses.get_regularization_losses"])
 def get_regularization_losses(scope=None):
     """REGULARIZATION_LOSSES (eager: recomputed from the variables' regularizers)."""
-    from tfcompat.variable_scope import regularization_losses
     return regularization_losses(scope)
 
 
 @tf_export(v1=["losses.get_regularization_loss"])
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
     """The sum of the regularization losses (0.0 when there are none)."""
-    from tfcompat.framework.constant_op import constant
-    from tfcompat.ops import math_ops
     losses = get_regularization_losses(scope)
     if losses:
         return math_ops.add_n(losses, name=name)
@@ -328,7 +327,6 @@ def get_regularization_loss(scope=None, name="total_regularization_loss"):
 @tf_export(v1=["losses.get_total_loss"])
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
     """The sum of the collected losses (and regularization losses)."""
-    from tfcompat.ops import math_ops
     losses = get_losses(scope=scope)
     if add_regularization_losses:
         losses += get_regularization_losses(scope=scope)

@@ -23,7 +23,7 @@ from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import as_shape
 from tfcompat.ops import array_ops, math_ops
 from tfcompat.ops.control_flow_ops import _mark_grad
-from tfcompat.ops.rnn_cell_impl import assert_like_rnncell
+from tfcompat.layers.rnn_cell_impl import assert_like_rnncell
 from tfcompat.variable_scope import variable_scope
 
 _state = context.state
