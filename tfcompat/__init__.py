@@ -23,7 +23,7 @@ _MODULES = (
     "ops.init_ops", "ops.sparse_ops", "ops.gradients_impl", "ops.state_ops",
     "ops.logging_ops", "ops.script_ops", "ops.custom_gradient", "ops.image_ops",
     "ops.partitioned_variables",
-    "ops.ragged",
+    "ops.ragged", "ops.ragged.ragged_string_ops",
     "variables", "variable_scope", "eager.backprop", "function", "autograph.converter",
     "module.module",
     "client.session", "train", "summary", "io", "core.example", "data",
