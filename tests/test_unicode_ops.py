@@ -29,6 +29,14 @@ def test_decode_with_offsets_docstring_example():
     assert offsets.dtype == tf.int64
 
 
+def test_decode_empty_inputs():
+    assert tf.strings.unicode_decode([], "UTF-8").to_list() == []
+    assert tf.strings.unicode_decode(["", "a"], "UTF-8").to_list() == [[], [97]]
+    assert tf.strings.unicode_decode(b"", "UTF-8").numpy().tolist() == []
+    assert tf.strings.unicode_encode(tf.zeros([2, 0], tf.int32), "UTF-8").numpy().tolist() \
+        == [b"", b""]
+
+
 def test_decode_scalar_is_dense():
     result = tf.strings.unicode_decode(u"语言处理", "UTF-8")
     assert not isinstance(result, tf.RaggedTensor)
@@ -229,6 +237,8 @@ def test_script_of_ragged_tutorial_batch():
 
 def test_script_keeps_shape_and_rejects_int64():
     assert tf.strings.unicode_script([[97], [945]]).numpy().tolist() == [[25], [14]]
+    assert tf.strings.unicode_script(945).numpy() == 14
+    assert tf.strings.unicode_script(tf.zeros([0, 3], tf.int32)).shape.as_list() == [0, 3]
     with pytest.raises((TypeError, ValueError, errors.InvalidArgumentError)):
         tf.strings.unicode_script(tf.constant([97], dtype=tf.int64))
 

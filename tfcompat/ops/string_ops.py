@@ -3,8 +3,10 @@
 They are for eager mode. Torch has no fake string tensors, so while a graph is built these
 ops run on the stand-ins the graph builder gives string inputs: real values for string
 constants (correct), an empty placeholder array for fed strings (fails or gives wrong static
-shapes); run scripts that feed strings to them eagerly. `tf.strings.split` in TF2 returns a
-RaggedTensor, which tfcompat does not have: it raises NotImplementedError (TF1's
+shapes); run scripts that feed strings to them eagerly. The unicode ops (`unicode_script`,
+and the kernels of the ragged ones in ops/ragged/ragged_string_ops.py) run as graph nodes
+reading their inputs when the graph runs, so they work on fed values. `tf.strings.split` in
+TF2 returns a RaggedTensor, which it does not build yet: it raises NotImplementedError (TF1's
 SparseTensor result works).
 """
 import base64
@@ -774,7 +776,7 @@ def _unicode_scripts(code_points):
     values = code_points.cpu().numpy().astype(np.int64)
     unique, inverse = np.unique(values, return_inverse=True)
     scripts = np.array([_script_of(int(v)) for v in unique], dtype=np.int32)
-    return (torch.from_numpy(scripts[inverse].reshape(values.shape)),)
+    return (torch.from_numpy(scripts[inverse.reshape(-1)].reshape(values.shape)),)
 
 
 @tf_export("strings.unicode_script")
