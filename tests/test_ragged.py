@@ -168,3 +168,173 @@ def test_numpy_like_tf():
     assert rows.dtype == object and [r.tolist() for r in rows] == DOC
     uniform = tf.ragged.constant([[1, 2], [3, 4]]).numpy()
     assert uniform.dtype == np.int32 and uniform.tolist() == [[1, 2], [3, 4]]
+
+
+# ---------------------------------------------------------------- __getitem__
+
+
+def test_getitem_outer_ints_and_slices():
+    rt = _doc()
+    assert rt[0].numpy().tolist() == [3, 1, 4, 1] and rt[1].numpy().tolist() == []
+    assert rt[-3].numpy().tolist() == [5, 9, 2] and int(rt[2, 1]) == 9
+    assert rt[1:3].to_list() == [[], [5, 9, 2]]
+    assert rt[::2].to_list() == [[3, 1, 4, 1], [5, 9, 2], []]
+    assert rt[::-1].to_list() == DOC[::-1]
+    with pytest.raises(errors.InvalidArgumentError, match="out of bounds"):
+        rt[5]
+    with pytest.raises(ValueError, match="Too many indices"):
+        rt[0, 0, 0]
+
+
+def test_getitem_slices_each_row_and_refuses_ints_in_ragged_dims():
+    rt = _doc()
+    assert rt[:, 1:3].to_list() == [[1, 4], [], [9, 2], [], []]
+    assert rt[:, -1:].to_list() == [[1], [], [2], [6], []]
+    assert rt[1:, :1].to_list() == [[], [5], [6], []]
+    with pytest.raises(ValueError, match="Cannot index into an inner ragged dimension"):
+        rt[:, 1]
+    nested = tf.ragged.constant([[[1, 2], [3]], [[4]], []])
+    assert nested[0].to_list() == [[1, 2], [3]] and nested[0, 1].numpy().tolist() == [3]
+    assert nested[:, :, :1].to_list() == [[[1], [3]], [[4]], []]
+    inner = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    assert inner[:, :, 1].to_list() == [[2, 4], [6]]
+    assert int(inner[0, 1, 0]) == 3
+    uniform = tf.RaggedTensor.from_tensor([[1, 2], [3, 4]])
+    assert uniform[:, 1].numpy().tolist() == [2, 4]      # uniform rows take ints, as in TF
+    words = tf.ragged.constant([["a", "b"], ["c"]])
+    assert words[1].numpy().tolist() == [b"c"] and words[:, 1:].to_list() == [[b"b"], []]
+
+
+# ---------------------------------------------------------------- from_tensor / sparse
+
+
+def test_from_tensor_like_tf_docs():
+    dense = [[1, 0, 0], [2, 3, 0], [4, 5, 6]]
+    full = tf.RaggedTensor.from_tensor(dense)
+    assert full.to_list() == dense and full.shape.as_list() == [3, 3]  # uniform row length
+    assert tf.RaggedTensor.from_tensor(dense, lengths=[1, 0, 3]).to_list() == [[1], [], [4, 5, 6]]
+    assert tf.RaggedTensor.from_tensor(dense, padding=0).to_list() == [[1], [2, 3], [4, 5, 6]]
+    padded = tf.RaggedTensor.from_tensor([[[1, 0], [0, 0]], [[2, 2], [0, 1]]], padding=[0, 0])
+    assert padded.to_list() == [[[1, 0]], [[2, 2], [0, 1]]]
+    deep = tf.RaggedTensor.from_tensor(np.arange(12).reshape(2, 3, 2), ragged_rank=2)
+    assert deep.ragged_rank == 2 and deep.shape.as_list() == [2, 3, 2]   # uniform, as TF
+    assert deep.to_list() == np.arange(12).reshape(2, 3, 2).tolist()
+    with pytest.raises(ValueError, match="not both"):
+        tf.RaggedTensor.from_tensor(dense, lengths=[1, 1, 1], padding=0)
+
+
+def test_sparse_round_trip():
+    st = tf.SparseTensor(indices=[[0, 0], [0, 1], [0, 2], [1, 0], [3, 0]], values=[1, 2, 3, 4, 5],
+                         dense_shape=[4, 3])
+    rt = tf.RaggedTensor.from_sparse(st)
+    assert rt.to_list() == [[1, 2, 3], [4], [], [5]]
+    back = rt.to_sparse()
+    assert back.indices.numpy().tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [3, 0]]
+    assert back.dense_shape.numpy().tolist() == [4, 3]
+    assert back.values.numpy().tolist() == [1, 2, 3, 4, 5]
+    gap = tf.SparseTensor(indices=[[0, 1]], values=[1], dense_shape=[1, 3])
+    with pytest.raises(errors.InvalidArgumentError, match="not right-ragged"):
+        tf.RaggedTensor.from_sparse(gap)
+
+
+# ---------------------------------------------------------------- math and operators
+
+
+REDUCE = [[3, 1, 4], [1, 5], [9], [2, 6]]   # TF's ragged reduce docstrings
+
+
+@pytest.mark.parametrize("reduce, axis0, axis1", [
+    (tf.reduce_sum, [15, 12, 4], [8, 6, 9, 8]),
+    (tf.reduce_prod, [54, 30, 4], [12, 5, 9, 12]),
+    (tf.reduce_min, [1, 1, 4], [1, 1, 9, 2]),
+    (tf.reduce_max, [9, 6, 4], [4, 5, 9, 6]),
+    (tf.math.reduce_mean, [3.75, 4.0, 4.0], [8 / 3, 3.0, 9.0, 4.0]),
+])
+def test_reductions_dispatch_like_tf_docs(reduce, axis0, axis1):
+    rt = tf.ragged.constant(REDUCE)
+    np.testing.assert_allclose(reduce(rt, axis=0).numpy(), axis0)
+    np.testing.assert_allclose(reduce(rt, axis=1).numpy(), axis1)
+    np.testing.assert_allclose(reduce(rt, axis=-1).numpy(), axis1)
+
+
+def test_reduction_details():
+    rt = tf.ragged.constant(REDUCE)
+    assert tf.reduce_mean(rt, axis=1).dtype == tf.float64      # int sum / count, as TF
+    assert int(tf.reduce_sum(rt)) == 31
+    assert tf.reduce_sum(rt, axis=1, keepdims=True).shape.as_list() == [4, 1]
+    empty_rows = tf.ragged.constant([[1.0, 2.0], []])
+    assert tf.reduce_max(empty_rows, axis=1).numpy().tolist() == [2.0, np.finfo(np.float32).min]
+    assert np.isnan(tf.reduce_mean(empty_rows, axis=1).numpy()[1])
+    flags = tf.ragged.constant([[True, True], [True, True, False, True], [False, True]])
+    assert tf.reduce_all(flags, axis=0).numpy().tolist() == [False, True, False, True]
+    assert tf.reduce_any(flags, axis=1).numpy().tolist() == [True, True, True]
+    nested = tf.ragged.constant([[[1, 2], [3]], [[4]]])
+    assert tf.reduce_sum(nested, axis=2).to_list() == [[3, 3], [4]]
+    with pytest.raises(NotImplementedError):
+        tf.reduce_sum(nested, axis=1)
+
+
+def test_operators_on_flat_values():
+    rt = tf.ragged.constant([[1, 2], [3]])
+    assert (rt + 1).to_list() == [[2, 3], [4]] and (1 + rt).to_list() == [[2, 3], [4]]
+    assert (rt * rt).to_list() == [[1, 4], [9]] and (10 - rt).to_list() == [[9, 8], [7]]
+    assert (rt / 2).to_list() == [[0.5, 1.0], [1.5]] and (rt / 2).dtype == tf.float64
+    assert (-rt).to_list() == [[-1, -2], [-3]] and (rt > 1).to_list() == [[False, True], [True]]
+    assert (tf.constant(2) * rt).to_list() == [[2, 4], [6]]
+    with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
+        rt + tf.ragged.constant([[1], [2, 3]])
+    with pytest.raises(TypeError):
+        rt * 2.5                                   # int32 tensor, float operand: TF raises
+    inner = tf.ragged.constant([[[1, 2]], [[3, 4], [5, 6]]], ragged_rank=1)
+    assert (inner * [10, 100]).to_list() == [[[10, 200]], [[30, 400], [50, 600]]]
+    with pytest.raises(NotImplementedError):
+        rt + tf.constant([[1], [2]])
+
+
+def test_equality_follows_tf2_behaviour():
+    from tfcompat import _api
+    saved = _api.flavor()
+    try:
+        _api.set_behavior("v2")
+        rt = tf.ragged.constant([[1, 2], [3]])
+        assert (rt == 1).to_list() == [[True, False], [False]]
+        assert (rt != rt).to_list() == [[False, False], [False]]
+        assert (rt == tf.ragged.constant([[1], [3, 4]])) is False
+        _api.set_behavior("v1")
+        assert (rt == rt) is True and (rt == 1) is False
+    finally:
+        _api.set_behavior(saved)
+
+
+def test_ragged_range_like_tf_docs():
+    assert tf.ragged.range([3, 5, 2]).to_list() == [[0, 1, 2], [0, 1, 2, 3, 4], [0, 1]]
+    assert tf.ragged.range([0, 5, 8], [3, 3, 12]).to_list() == [[0, 1, 2], [], [8, 9, 10, 11]]
+    assert tf.ragged.range([0, 5, 8], [3, 3, 12], 2).to_list() == [[0, 2], [], [8, 10]]
+    floats = tf.ragged.range([0.0, 1.5], 3.0, 0.5)
+    assert floats.dtype == tf.float32 and floats.to_list() == [[0.0, 0.5, 1.0, 1.5, 2.0, 2.5],
+                                                               [1.5, 2.0, 2.5]]
+    assert tf.ragged.range(3, row_splits_dtype=tf.int32).row_splits.dtype == tf.int32
+    with pytest.raises(errors.InvalidArgumentError, match="delta != 0"):
+        tf.ragged.range([1, 2], 5, 0)
+
+
+def test_segment_ids_and_row_splits():
+    ids = tf.ragged.row_splits_to_segment_ids([0, 3, 3, 5, 6, 9])
+    assert ids.numpy().tolist() == [0, 0, 0, 2, 2, 3, 4, 4, 4] and ids.dtype == tf.int64
+    splits = tf.ragged.segment_ids_to_row_splits([0, 0, 0, 2, 2, 3, 4, 4, 4])
+    assert splits.numpy().tolist() == [0, 3, 3, 5, 6, 9]
+    assert tf.ragged.segment_ids_to_row_splits([0, 1], num_segments=4,
+                                               out_type=tf.int32).numpy().tolist() == [0, 1, 2, 2, 2]
+
+
+def test_map_flat_values_like_tf_docs():
+    rt = tf.ragged.constant([[1, 2, 3], [], [4, 5], [6]])
+    assert tf.ragged.map_flat_values(tf.ones_like, rt).to_list() == [[1, 1, 1], [], [1, 1], [1]]
+    assert tf.ragged.map_flat_values(tf.multiply, rt, rt).to_list() == [[1, 4, 9], [], [16, 25],
+                                                                        [36]]
+    assert tf.ragged.map_flat_values(tf.add, rt, 5).to_list() == [[6, 7, 8], [], [9, 10], [11]]
+    assert int(tf.ragged.map_flat_values(tf.add, 1, 2)) == 3
+    with pytest.raises(ValueError, match="outer-dimension size"):
+        tf.ragged.map_flat_values(lambda values: values[:2], rt)
+    with pytest.raises(ValueError, match="outer dimension"):
+        tf.ragged.map_flat_values(tf.reduce_sum, rt)

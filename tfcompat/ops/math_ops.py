@@ -20,6 +20,7 @@ from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (GraphTensorInEagerError, binary_operands, is_tensor_value,
                                     op, same_dtype_tensors, to_torch)
 from tfcompat.framework.tensor import EagerTensor, Tensor
+from tfcompat.util import dispatch
 
 _state = context.state
 
@@ -657,7 +658,9 @@ def _identity(x, t):
     return t if type(x) is EagerTensor else t.clone()
 
 
-@op("math.reduce_sum", "reduce_sum", graph_name="Sum")
+@_api.tf_export("math.reduce_sum", "reduce_sum")
+@dispatch.add_dispatch_support
+@op(graph_name="Sum")
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """`tf.reduce_sum` (v1 and v2 signatures): the sum keeps the input dtype (int32 stays
@@ -669,7 +672,9 @@ def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     return torch.sum(t, dims, keepdim=keepdims, dtype=t.dtype)
 
 
-@op("math.reduce_mean", "reduce_mean", graph_name="Mean")
+@_api.tf_export("math.reduce_mean", "reduce_mean")
+@dispatch.add_dispatch_support
+@op(graph_name="Mean")
 def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                 keep_dims=None):
     """`tf.reduce_mean` (v1 and v2 signatures): integer inputs give the integer quotient
@@ -700,7 +705,9 @@ def _extreme(t, dims, keepdims, torch_fn, empty_value):
     return torch_fn(t, dims, keepdim=keepdims)
 
 
-@op("math.reduce_max", "reduce_max", graph_name="Max")
+@_api.tf_export("math.reduce_max", "reduce_max")
+@dispatch.add_dispatch_support
+@op(graph_name="Max")
 def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """`tf.reduce_max` (v1 and v2 signatures); an empty reduction gives -inf (or the
@@ -713,7 +720,9 @@ def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     return _extreme(t, dims, keepdims, torch.amax, low)
 
 
-@op("math.reduce_min", "reduce_min", graph_name="Min")
+@_api.tf_export("math.reduce_min", "reduce_min")
+@dispatch.add_dispatch_support
+@op(graph_name="Min")
 def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """`tf.reduce_min` (v1 and v2 signatures); an empty reduction gives +inf (or the
@@ -726,7 +735,9 @@ def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     return _extreme(t, dims, keepdims, torch.amin, high)
 
 
-@op("math.reduce_prod", "reduce_prod", graph_name="Prod")
+@_api.tf_export("math.reduce_prod", "reduce_prod")
+@dispatch.add_dispatch_support
+@op(graph_name="Prod")
 def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                 keep_dims=None):
     """`tf.reduce_prod` (v1 and v2 signatures); the product keeps the input dtype."""
@@ -739,7 +750,9 @@ def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_ind
     return t
 
 
-@op("math.reduce_all", "reduce_all", graph_name="All")
+@_api.tf_export("math.reduce_all", "reduce_all")
+@dispatch.add_dispatch_support
+@op(graph_name="All")
 def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """`tf.reduce_all` (v1 and v2 signatures): logical and over bool inputs."""
@@ -750,7 +763,9 @@ def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     return torch.all(t, dims, keepdim=keepdims)
 
 
-@op("math.reduce_any", "reduce_any", graph_name="Any")
+@_api.tf_export("math.reduce_any", "reduce_any")
+@dispatch.add_dispatch_support
+@op(graph_name="Any")
 def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """`tf.reduce_any` (v1 and v2 signatures): logical or over bool inputs."""
