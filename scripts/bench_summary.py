@@ -16,7 +16,8 @@ import numpy as np
 import torch
 
 import tfcompat as tf
-from tfcompat.summary import contrib_summary, summary_v2
+from tfcompat.contrib import summary as contrib_summary
+from tfcompat.summary import summary_v2
 
 
 def build_step(device):

@@ -1,6 +1,6 @@
 """tf.train.Checkpoint / CheckpointManager: TF's object-graph keys, deferred restoration,
 real TF2 checkpoints, graph mode, crash safety. Keras-like stand-ins follow the protocol in
-tfcompat/train/tracking.py."""
+tfcompat/trackable/tracking.py."""
 import json
 import os
 
@@ -9,7 +9,8 @@ import pytest
 
 import tfcompat as tf
 from tfcompat.framework import errors
-from tfcompat.train import checkpoint_format, tracking
+from tfcompat.trackable import tracking
+from tfcompat.train import checkpoint_format
 
 v1 = tf.compat.v1
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")

@@ -11,7 +11,7 @@ from tfcompat import _dependencies, _scan
 
 _scan.announce_before_imports()  # under the runner: the mode line before torch's imports
 
-__version__ = "0.1.0"   # tfcompat's own; TF's is tf.version.VERSION (tfcompat.framework.versions)
+from tfcompat._version import __version__  # noqa: E402  (tfcompat's own; TF's: tf.version.VERSION)
 COMPILER_VERSION = "torch"
 
 _MODULES = (
@@ -20,15 +20,16 @@ _MODULES = (
     "framework.constant_op", "framework.versions",
     "ops.math_ops", "ops.array_ops", "ops.nn_ops", "ops.random_ops", "ops.clip_ops",
     "ops.linalg_ops", "ops.string_ops", "ops.control_flow_ops", "ops.check_ops",
-    "ops.init_ops", "ops.sparse_ops", "ops.gradients_impl", "ops.state_ops",
-    "ops.logging_ops", "ops.script_ops", "ops.custom_gradient", "ops.image_ops",
+    "ops.init_ops", "ops.sparse_ops", "ops.state_ops",
+    "ops.logging_ops", "ops.script_ops", "ops.image_ops",
     "ops.partitioned_variables",
     "ops.ragged", "ops.ragged.ragged_string_ops",
-    "variables", "variable_scope", "eager.backprop", "function", "autograph.converter",
+    "variables", "variable_scope", "eager.backprop", "eager.custom_gradient", "function",
+    "autograph.converter",
     "module.module",
     "client.session", "train", "summary", "io", "core.example", "data",
     "keras", "layers", "losses", "metrics",
-    "config", "compat", "contrib",
+    "config", "compat", "contrib", "contrib.summary",
     "layers.rnn_cell_impl", "layers.rnn",
     "ops.data_flow_ops", "io.io_ops",
     "util",

@@ -37,7 +37,7 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.layers import base as layers_base
 from tfcompat.ops import array_ops, init_ops, math_ops, nn_ops
 from tfcompat.layers.rnn_cell_impl import BasicLSTMCell, GRUCell
-from tfcompat.train import tracking
+from tfcompat.trackable import tracking
 from tfcompat.variable_scope import get_variable, get_variable_scope, variable_scope
 
 CUDNN_RNN_UNIDIRECTION = "unidirectional"

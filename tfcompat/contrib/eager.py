@@ -21,7 +21,7 @@ from tfcompat.framework import context
 from tfcompat.platform import app
 from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor
-from tfcompat.ops.custom_gradient import custom_gradient
+from tfcompat.eager.custom_gradient import custom_gradient
 
 tf_export("contrib.eager.GradientTape")(GradientTape)
 tf_export("contrib.eager.custom_gradient")(custom_gradient)

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
+from tfcompat.contrib import summary as contrib_summary
 from tfcompat.framework import context, dtypes
 from tfcompat.framework.ops import op, to_torch, variable_storage
 from tfcompat.keras import metrics as keras_metrics
@@ -68,13 +69,7 @@ class Metric(object):
 
 def _write_summary(name, value):
     """A contrib-summary scalar while a default writer records (no writer: nothing to do)."""
-    import tfcompat
-    try:
-        summary = tfcompat.contrib.summary
-        scalar = summary.scalar
-    except (AttributeError, NotImplementedError):
-        return
-    scalar(name, value)
+    contrib_summary.scalar(name, value)
 
 
 @op(graph_name="MeanUpdate")

@@ -31,7 +31,7 @@ from tfcompat.eager import imperative_grad, tape as tape_lib
 from tfcompat.framework import context
 from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor
-from tfcompat.ops import gradients_impl
+from tfcompat.eager import gradients_impl
 
 _logger = logging.getLogger("tensorflow")
 _state = context.state

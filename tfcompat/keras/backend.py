@@ -980,7 +980,7 @@ def moving_average_update(x, value, momentum):
 @tf_export("keras.backend.gradients")
 def gradients(loss, variables):
     """The gradients of `loss` with respect to `variables` (`tf.gradients`)."""
-    from tfcompat.ops import gradients_impl
+    from tfcompat.eager import gradients_impl
     return gradients_impl.gradients(loss, variables, colocate_gradients_with_ops=True)
 
 

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from tfcompat._api import tf_export
+from tfcompat.summary import summary_v2
 
 _logger = logging.getLogger("tensorflow")
 
@@ -856,17 +857,6 @@ class LambdaCallback(Callback):
                 setattr(self, name, fn)
 
 
-def _summary_api():
-    """tf.summary's v2 writer functions, looked up when a TensorBoard callback runs."""
-    import tfcompat
-    try:
-        summary = tfcompat.compat.v2.summary
-        return summary.create_file_writer, summary.scalar, summary.histogram
-    except (AttributeError, NotImplementedError) as e:
-        raise NotImplementedError(
-            "keras.callbacks.TensorBoard writes through tf.summary (create_file_writer, "
-            "scalar), which this tfcompat build does not provide: %s" % e) from None
-
 
 @tf_export("keras.callbacks.TensorBoard")
 class TensorBoard(Callback):
@@ -892,18 +882,15 @@ class TensorBoard(Callback):
 
     def _writer(self, name):
         if name not in self._writers:
-            create_file_writer = _summary_api()[0]
-            self._writers[name] = create_file_writer(os.path.join(self.log_dir, name))
+            self._writers[name] = summary_v2.create_file_writer(os.path.join(self.log_dir, name))
         return self._writers[name]
 
     def _write(self, writer_name, prefix, logs, step):
-        _, scalar, _ = _summary_api()
         with self._writer(writer_name).as_default():
             for name, value in logs.items():
-                scalar(prefix + name, value, step=step)
+                summary_v2.scalar(prefix + name, value, step=step)
 
     def on_train_begin(self, logs=None):
-        _summary_api()
         self._total_batches_seen = 0
 
     def on_train_batch_end(self, batch, logs=None):
@@ -920,10 +907,10 @@ class TensorBoard(Callback):
         if val:
             self._write("validation", "epoch_", val, epoch)
         if self.histogram_freq and epoch % self.histogram_freq == 0:
-            _, _, histogram = _summary_api()
             with self._writer("train").as_default():
                 for weight in self.model.weights:
-                    histogram(weight.name.split(":")[0].replace(":", "_"), weight, step=epoch)
+                    summary_v2.histogram(weight.name.split(":")[0].replace(":", "_"), weight,
+                                         step=epoch)
         for writer in self._writers.values():
             writer.flush()
 

@@ -15,7 +15,16 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes
 from tfcompat.framework.ops import init_scope, to_torch
 from tfcompat.train import update_rules
+from tfcompat.train.schedules import (CosineDecay, CosineDecayRestarts, ExponentialDecay,
+                                      InverseTimeDecay, PiecewiseConstantDecay, PolynomialDecay)
 from tfcompat.variables import Variable
+from tfcompat.framework.graph import get_default_graph
+from tfcompat.keras import backend
+from tfcompat.ops import math_ops
+from tfcompat.trackable.tracking import restore_on_create, restore_slot_on_create
+from tfcompat.eager.gradients_impl import gradients
+from tfcompat.eager.backprop import GradientTape
+from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
 
 _state = context.state
 _logger = logging.getLogger("tensorflow")
@@ -59,7 +68,6 @@ def _apply_gradients_op(update, params, grads, slots, hypers, iterations, clippi
     if not _state.building_graph:
         return _apply_gradients_impl(update, params, grads, slots, hypers, iterations,
                                      clipping, host_scalars, apply_if)
-    from tfcompat.framework.graph import get_default_graph
     slot_names = list(slots)
     tensor_hypers = [k for k, v in hypers.items() if not isinstance(v, (int, float))]
     static_hypers = {k: v for k, v in hypers.items() if k not in tensor_hypers}
@@ -192,7 +200,6 @@ class OptimizerV2(object):
         if isinstance(value, (int, float, np.floating, np.integer)) and \
                 not isinstance(value, bool):
             if isinstance(current, Variable):
-                from tfcompat.keras import backend
                 backend.set_value(current, value)
                 return
             with init_scope():
@@ -232,7 +239,6 @@ class OptimizerV2(object):
                 value = value(self._iterations) if hasattr(value, "get_config") else value()
             values[name] = value
         if self._initial_decay:
-            from tfcompat.ops import math_ops
             step = math_ops.cast(self._iterations, dtypes.float32)
             values["learning_rate"] = values["learning_rate"] / (
                 1.0 + self._initial_decay * step)
@@ -242,7 +248,6 @@ class OptimizerV2(object):
     def _serialize_hyperparameter(self, name):
         value = self._hyper[name]
         if isinstance(value, Variable):
-            from tfcompat.keras import backend
             return float(backend.get_value(value))
         if hasattr(value, "get_config"):
             return {"class_name": type(value).__name__, "config": value.get_config()}
@@ -268,7 +273,6 @@ class OptimizerV2(object):
         return 0.0
 
     def _create_slots(self, var_list):
-        from tfcompat.train.tracking import restore_on_create, restore_slot_on_create
         names = self._slot_names()
         for var in var_list:
             slots = self._slots.get(id(var))
@@ -356,7 +360,6 @@ class OptimizerV2(object):
         return list(self._weights)
 
     def get_weights(self):
-        from tfcompat.keras import backend
         return backend.batch_get_value(self._weights)
 
     def set_weights(self, weights):
@@ -364,13 +367,11 @@ class OptimizerV2(object):
             raise ValueError("Optimizer weight shape mismatch: expected %d weights, got %d "
                              "(create the slots first, e.g. by one training step)"
                              % (len(self._weights), len(weights)))
-        from tfcompat.keras import backend
         backend.batch_set_value(list(zip(self._weights, weights)))
 
     # ------------------------------------------------------------ gradients
     def get_gradients(self, loss, params):
         """Gradients of a loss tensor (TF1 graph mode)."""
-        from tfcompat.ops.gradients_impl import gradients
         grads = gradients(loss, params)
         if any(g is None for g in grads):
             raise ValueError("An operation has `None` for gradient. Please make sure that all "
@@ -378,10 +379,8 @@ class OptimizerV2(object):
         return grads
 
     def _compute_gradients(self, loss, var_list, grad_loss=None, tape=None):
-        from tfcompat.eager.backprop import GradientTape
         if not callable(loss) and tape is None:
             if _state.building_graph and not callable(var_list):
-                from tfcompat.ops.gradients_impl import gradients
                 var_list = list(var_list)
                 return list(zip(gradients(loss, var_list, grad_loss), var_list))
             raise ValueError("`tape` is required when a `Tensor` loss is passed.")
@@ -716,9 +715,9 @@ def serialize(optimizer):
 def deserialize(config, custom_objects=None):
     """An optimizer from {'class_name', 'config'} (class names are case-insensitive); a
     LossScaleOptimizer's inner optimizer may be one of `custom_objects`."""
-    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
     name, config = class_and_config(config, "optimizer")
     if name.lower() == "lossscaleoptimizer":
+        # in-function: loss_scale_optimizer subclasses OptimizerV2, defined here
         from tfcompat.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
         return LossScaleOptimizer.from_config(config, custom_objects=custom_objects)
     cls = get_registered_object(name, custom_objects) or _CLASSES.get(name.lower())
@@ -741,3 +740,28 @@ def get(identifier):
     if isinstance(identifier, str):
         return deserialize({"class_name": identifier, "config": {}})
     raise ValueError("Could not interpret optimizer identifier: {}".format(identifier))
+
+
+_SERIALIZABLE_SCHEDULES = {cls.__name__: cls for cls in (
+    ExponentialDecay, PiecewiseConstantDecay, PolynomialDecay, InverseTimeDecay, CosineDecay,
+    CosineDecayRestarts)}
+
+
+@tf_export("keras.optimizers.schedules.serialize", v2=["optimizers.schedules.serialize"])
+def serialize_schedule(learning_rate_schedule):
+    """{"class_name": ..., "config": ...} for a schedule."""
+    return {"class_name": type(learning_rate_schedule).__name__,
+            "config": learning_rate_schedule.get_config()}
+
+
+@tf_export("keras.optimizers.schedules.deserialize", v2=["optimizers.schedules.deserialize"])
+def deserialize_schedule(config, custom_objects=None):
+    """The schedule `serialize_schedule` described (custom classes via `custom_objects`)."""
+    name, config = class_and_config(config, "learning rate schedule")
+    classes = dict(_SERIALIZABLE_SCHEDULES)
+    classes.update(custom_objects or {})
+    cls = classes.get(name)
+    if cls is None:
+        raise ValueError("Unknown learning rate schedule: %r. Please ensure it is passed in "
+                         "`custom_objects`." % (name,))
+    return cls.from_config(config)

@@ -13,7 +13,7 @@ As in TF (tensorflow/python/module/module.py):
 - `_TF_MODULE_IGNORED_PROPERTIES` names attributes the walk skips.
 - a list or dict assigned to a public attribute is wrapped in a tracking `ListWrapper` /
   `DictWrapper` (TF's `ListWrapper` / `_DictWrapper`), so items added after a checkpoint
-  restore are restored (train/tracking.py). We differ in leaving private attributes
+  restore are restored (trackable/tracking.py). We differ in leaving private attributes
   ("_name") unwrapped.
 """
 import collections.abc
@@ -23,6 +23,7 @@ import re
 from tfcompat._api import tf_export
 from tfcompat.framework import ops
 from tfcompat.variables import Variable
+from tfcompat.trackable import tracking
 
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
@@ -82,7 +83,6 @@ class Module(object):
         if name.startswith("_"):
             super().__setattr__(name, value)
             return
-        from tfcompat.train import tracking
         value = tracking.wrap_container(value)
         super().__setattr__(name, value)
         tracking.restore_on_create(self, name, value)

@@ -15,7 +15,8 @@ import time
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
-from tfcompat.train import checkpoint_format, saver, tracking
+from tfcompat.trackable import tracking
+from tfcompat.train import checkpoint_format, saver
 from tfcompat.variables import Variable
 from tfcompat.framework.default_session import get_default_session
 

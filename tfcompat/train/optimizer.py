@@ -24,9 +24,10 @@ from tfcompat.eager.backprop import GradientTape
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.ops import init_scope, to_torch
 from tfcompat.framework.tensor import EagerTensor
-from tfcompat.ops import control_flow_ops, gradients_impl
+from tfcompat.eager import gradients_impl
+from tfcompat.ops import control_flow_ops
 from tfcompat.ops.init_ops import Constant, Zeros
-from tfcompat.train import tracking
+from tfcompat.trackable import tracking
 from tfcompat.variables import Variable, trainable_variables
 
 _state = context.state

@@ -25,8 +25,10 @@ import time
 import numpy as np
 
 from tfcompat._api import tf_export
+from tfcompat._version import __version__ as tfcompat_version
 from tfcompat.framework import context, errors
-from tfcompat.train import checkpoint_format, tensor_bundle, tracking
+from tfcompat.trackable import tracking
+from tfcompat.train import checkpoint_format, tensor_bundle
 from tfcompat.variables import PartitionedVariable, Variable
 from tfcompat.framework.default_session import running_session
 
@@ -563,8 +565,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     meta = meta_graph_pb2.MetaGraphDef()
     if meta_info_def is not None:
         meta.meta_info_def.CopyFrom(meta_info_def)
-    from tfcompat import __version__
-    meta.meta_info_def.tensorflow_version = "tfcompat-" + __version__
+    meta.meta_info_def.tensorflow_version = "tfcompat-" + tfcompat_version
     meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def())
     if saver_def is not None:
         meta.saver_def.CopyFrom(saver_def)

@@ -341,29 +341,3 @@ class LinearCosineDecay(LearningRateSchedule):
             config.update(initial_variance=self.initial_variance,
                           variance_decay=self.variance_decay)
         return config
-
-
-_SERIALIZABLE = {cls.__name__: cls for cls in (
-    ExponentialDecay, PiecewiseConstantDecay, PolynomialDecay, InverseTimeDecay, CosineDecay,
-    CosineDecayRestarts)}
-
-
-@tf_export("keras.optimizers.schedules.serialize", v2=["optimizers.schedules.serialize"])
-def serialize(learning_rate_schedule):
-    """{"class_name": ..., "config": ...} for a schedule."""
-    return {"class_name": type(learning_rate_schedule).__name__,
-            "config": learning_rate_schedule.get_config()}
-
-
-@tf_export("keras.optimizers.schedules.deserialize", v2=["optimizers.schedules.deserialize"])
-def deserialize(config, custom_objects=None):
-    """The schedule `serialize` described (custom classes via `custom_objects`)."""
-    from tfcompat.keras.utils.generic_utils import class_and_config
-    name, config = class_and_config(config, "learning rate schedule")
-    classes = dict(_SERIALIZABLE)
-    classes.update(custom_objects or {})
-    cls = classes.get(name)
-    if cls is None:
-        raise ValueError("Unknown learning rate schedule: %r. Please ensure it is passed in "
-                         "`custom_objects`." % (name,))
-    return cls.from_config(config)

@@ -37,6 +37,7 @@ from tfcompat.keras import backend, initializers
 from tfcompat.keras.mixed_precision import policy
 from tfcompat.module.module import Module, ModuleNameScope
 from tfcompat.variables import Variable, VariableAggregation, VariableSynchronization
+from tfcompat.trackable import tracking
 
 _state = context.state
 UPDATE_OPS = "update_ops"
@@ -471,10 +472,9 @@ class Layer(Module):
         return found
 
     def _checkpoint_dependencies(self):
-        """Checkpoint dependencies (train/tracking.py), as TF's Keras layers have them: the
+        """Checkpoint dependencies (trackable/tracking.py), as TF's Keras layers have them: the
         weights under their `add_weight` names, then layers, variables and containers of them
         held by attributes, under the attribute names."""
-        from tfcompat.train import tracking
         names = self.__dict__.get("_weight_names", {})
         deps, seen = [], {id(self)}
         for variable in self._own_weights():
@@ -596,7 +596,6 @@ class Layer(Module):
             self._non_trainable_weights.append(variable)
         if name:
             self.__dict__.setdefault("_weight_names", {})[id(variable)] = name
-            from tfcompat.train import tracking
             tracking.restore_on_create(self, name, variable)
         return variable
 

@@ -17,7 +17,8 @@ import os
 
 from tfcompat.framework import context
 from tfcompat.keras.saving import saving_utils
-from tfcompat.train import checkpoint_format, tracking
+from tfcompat.trackable import tracking
+from tfcompat.train import checkpoint_format
 from tfcompat.train.checkpoint import _Status
 
 _state = context.state

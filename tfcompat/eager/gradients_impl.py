@@ -17,6 +17,8 @@ from tfcompat._api import tf_export
 from tfcompat.eager import imperative_grad, tape
 from tfcompat.framework import context, ops
 from tfcompat.framework.graph import SymbolicTensor, get_default_graph, gradients_differentiable
+from tfcompat.ops.array_ops import zeros_like
+from tfcompat.ops import array_ops
 
 
 @tf_export("UnconnectedGradients")
@@ -155,7 +157,6 @@ def symbolic_gradients(ys, xs, grad_ys=None, unconnected_gradients=UnconnectedGr
         if ok:
             final.append(next(it))
         elif UnconnectedGradients(unconnected_gradients) is UnconnectedGradients.ZERO:
-            from tfcompat.ops.array_ops import zeros_like
             final.append(zeros_like(x))
         else:
             final.append(None)
@@ -183,7 +184,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
     """`tf.hessians`: the Hessian of sum(ys) with respect to each x (static shapes only)."""
-    from tfcompat.ops import array_ops
     result = []
     for x in _as_list(xs):
         (grad,) = gradients(ys, [x])

@@ -21,6 +21,8 @@ from tfcompat.summary.summary import summary_scope, tensor_value, to_numpy
 from tfcompat.summary.summary_v2 import state
 from tfcompat.summary.writer import serialized_graph_def
 from tfcompat.framework.default_session import get_default_session
+from tfcompat.ops import math_ops
+from tfcompat.train import training_util
 
 tf_export("contrib.summary.SummaryWriter")(summary_v2.SummaryWriter)
 tf_export("contrib.summary.flush")(summary_v2.flush)
@@ -36,8 +38,6 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
 @tf_export("contrib.summary.record_summaries_every_n_global_steps")
 def record_summaries_every_n_global_steps(n, global_step=None):
     """Record only when `global_step % n == 0` (checked at each write; a tensor in graphs)."""
-    from tfcompat.ops import math_ops
-    from tfcompat.train import training_util
     if global_step is None:
         global_step = training_util.get_or_create_global_step()
 
@@ -65,7 +65,6 @@ def should_record_summaries():
 def _choose_step(step):
     if step is not None:
         return step
-    from tfcompat.train import training_util
     return training_util.get_or_create_global_step()
 
 
