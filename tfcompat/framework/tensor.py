@@ -1,8 +1,8 @@
 """`tf.Tensor` and `EagerTensor`, a thin wrapper around a `torch.Tensor`.
 
-`EagerTensor` is not a torch.Tensor subclass (a subclass costs 2.4x-5x per op, see
-docs/dev/design.md); it keeps the torch tensor in `_t` and gives TF's API. String tensors
-keep a numpy object array of `bytes` in `_t` instead. Operators (`+`, `[]`, `==` ...) are
+`EagerTensor` is not a torch.Tensor subclass (a subclass costs 2.4x-5x per op, measured
+for the design); it keeps the torch tensor in `_t` and gives TF's API. String tensors keep
+a numpy object array of `bytes` in `_t` instead. Operators (`+`, `[]`, `==` ...) are
 attached to `Tensor` by the modules that define the ops they route to (math_ops, array_ops),
 so eager and graph tensors share them.
 """
