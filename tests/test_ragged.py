@@ -6,6 +6,7 @@ import tfcompat as tf
 from tfcompat.framework import errors
 
 v1 = tf.compat.v1
+v2 = tf.compat.v2
 
 DOC = [[3, 1, 4, 1], [], [5, 9, 2], [6], []]   # the example of TF's RaggedTensor docs
 DOC_VALUES = [3, 1, 4, 1, 5, 9, 2, 6]
@@ -338,3 +339,42 @@ def test_map_flat_values_like_tf_docs():
         tf.ragged.map_flat_values(lambda values: values[:2], rt)
     with pytest.raises(ValueError, match="outer dimension"):
         tf.ragged.map_flat_values(tf.reduce_sum, rt)
+
+
+# ---------------------------------------------------------------- strings
+
+
+def test_strings_split_v2_like_tf_guide():
+    words = v2.strings.split(tf.constant(["Gray wolf", "Quick brown fox", "Lazy dog"]))
+    assert isinstance(words, tf.RaggedTensor)
+    assert repr(words) == ("<tf.RaggedTensor [[b'Gray', b'wolf'], [b'Quick', b'brown', b'fox'], "
+                           "[b'Lazy', b'dog']]>")
+    scalar = v2.strings.split(tf.constant("Gray wolf"), sep=" ")
+    assert not isinstance(scalar, tf.RaggedTensor)
+    assert scalar.numpy().tolist() == [b"Gray", b"wolf"]
+    numbers = tf.strings.to_number(v2.strings.split(tf.constant("1 10 100"), " "))
+    assert numbers.numpy().tolist() == [1.0, 10.0, 100.0]
+    assert v2.strings.split(["a,b,c", "d"], sep=",", maxsplit=1).to_list() == [[b"a", b"b,c"],
+                                                                               [b"d"]]
+    matrix = v2.strings.split([["a b", "c"], ["d e f", ""]])
+    assert matrix.shape.as_list() == [2, 2, None]
+    assert matrix.to_list() == [[[b"a", b"b"], [b"c"]], [[b"d", b"e", b"f"], []]]
+    ragged = v2.strings.split(tf.ragged.constant([["a b"], []]))
+    assert ragged.to_list() == [[[b"a", b"b"]], []]
+
+
+def test_bytes_split_like_tf_docs():
+    duck = tf.strings.bytes_split(tf.constant("Duck"))
+    assert duck.numpy().tolist() == [b"D", b"u", b"c", b"k"]
+    assert tf.strings.bytes_split(["hello", "world", ""]).to_list() == [
+        [b"h", b"e", b"l", b"l", b"o"], [b"w", b"o", b"r", b"l", b"d"], []]
+
+
+def test_tf1_split_with_ragged_result():
+    tokens = v1.string_split(["a b", "c"], result_type="RaggedTensor")
+    assert tokens.to_list() == [[b"a", b"b"], [b"c"]]
+    tokens = v1.strings.split(["a b", "", "c d e"], result_type="RaggedTensor")
+    assert tokens.to_list() == [[b"a", b"b"], [], [b"c", b"d", b"e"]]
+    assert isinstance(v1.string_split(["a b"]), tf.SparseTensor)
+    with pytest.raises(ValueError, match="result_type"):
+        v1.string_split(["a"], result_type="Dense")

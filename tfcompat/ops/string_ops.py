@@ -5,9 +5,9 @@ ops run on the stand-ins the graph builder gives string inputs: real values for 
 constants (correct), an empty placeholder array for fed strings (fails or gives wrong static
 shapes); run scripts that feed strings to them eagerly. The unicode ops (`unicode_script`,
 and the kernels of the ragged ones in ops/ragged/ragged_string_ops.py) run as graph nodes
-reading their inputs when the graph runs, so they work on fed values. `tf.strings.split` in
-TF2 returns a RaggedTensor, which it does not build yet: it raises NotImplementedError (TF1's
-SparseTensor result works).
+reading their inputs when the graph runs, so they work on fed values. TF2's
+`tf.strings.split` and `tf.strings.bytes_split` (RaggedTensor results) are in
+ops/ragged/ragged_string_ops.py, as in TF.
 """
 import base64
 import builtins
@@ -27,6 +27,7 @@ from tfcompat.framework.ops import constant_to_torch, convert_to_tensor, op, to_
 from tfcompat.framework.string_tensor import flat_strings, string_input
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops.array_ops import _as_ints, _axis
+from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
 from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
 from tfcompat.ops.sparse_ops import SparseTensor
 
@@ -187,13 +188,21 @@ def _string_split_v2(source, sep, maxsplit):
     return _tokens_to_sparse(array, lambda b: b.split(None, limit))
 
 
-def _check_result_type(result_type):
-    if result_type == "RaggedTensor":
-        raise NotImplementedError("tfcompat has no RaggedTensor: use result_type="
-                                  "'SparseTensor' (the TF1 default)")
-    if result_type != "SparseTensor":
+def _split_result(components, result_type):
+    """The tokens as TF1's split ops give them: a SparseTensor, or for
+    `result_type="RaggedTensor"` a RaggedTensor (of a vector's tokens: rows of a
+    right-ragged SparseTensor)."""
+    if result_type not in ("SparseTensor", "RaggedTensor"):
         raise ValueError("result_type must be 'SparseTensor' or 'RaggedTensor', got %r"
                          % (result_type,))
+    tokens = SparseTensor(*components)
+    if result_type == "SparseTensor":
+        return tokens
+    if tokens.indices.shape[1] != 2:
+        raise NotImplementedError("split(..., result_type='RaggedTensor') of a string tensor of "
+                                  "rank > 1 is not implemented by tfcompat; use TF2's "
+                                  "tf.strings.split")
+    return RaggedTensor.from_sparse(tokens)
 
 
 @tf_export(v1=["string_split"])
@@ -204,10 +213,9 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None,
     Each byte of `sep` (default " ") is a delimiter; an empty `sep` splits into bytes;
     empty tokens are dropped unless `skip_empty=False`.
     """
-    _check_result_type(result_type)
     if sep is None:
         sep = " " if delimiter is None else delimiter
-    return SparseTensor(*_string_split(source, sep, skip_empty))
+    return _split_result(_string_split(source, sep, skip_empty), result_type)
 
 
 @tf_export(v1=["strings.split"])
@@ -215,18 +223,10 @@ def strings_split_v1(input=None, sep=None, maxsplit=-1, result_type="SparseTenso
                      source=None, name=None):
     """TF1 `tf.strings.split`: `sep` is a whole separator (None: runs of whitespace) and at
     most `maxsplit` splits happen; a SparseTensor with one more dimension than `input`."""
-    _check_result_type(result_type)
     if input is None:
         input = source  # noqa: A001 - TF's name
-    return SparseTensor(*_string_split_v2(input, "" if sep is None else sep, maxsplit))
-
-
-@tf_export(v2=["strings.split"])
-def strings_split_v2(input, sep=None, maxsplit=-1, name=None):  # noqa: A002 - TF's name
-    """TF2 `tf.strings.split` returns a RaggedTensor, which tfcompat does not implement."""
-    raise NotImplementedError(
-        "tf.strings.split returns a RaggedTensor in TF2, which tfcompat does not implement; "
-        "use tf.compat.v1.strings.split(..., result_type='SparseTensor') instead")
+    return _split_result(_string_split_v2(input, "" if sep is None else sep, maxsplit),
+                         result_type)
 
 
 # ---------------------------------------------------------------- numbers <-> strings

@@ -12,7 +12,8 @@ from tfcompat.framework import dtypes
 from tfcompat.framework.ops import convert_to_tensor, name_scope
 from tfcompat.ops import array_ops
 from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
-from tfcompat.ops.string_ops import decode_unicode_rows, encode_unicode_rows
+from tfcompat.ops.string_ops import (_string_split, _string_split_v2, decode_unicode_rows,
+                                     encode_unicode_rows)
 
 
 def _unicode_decode(input, input_encoding, errors, replacement_char,  # noqa: A002
@@ -136,3 +137,44 @@ def unicode_split_with_offsets(input, input_encoding, errors="replace",  # noqa:
         code_points, offsets = _unicode_decode(input, input_encoding, errors,
                                                replacement_char, False, with_offsets=True)
         return _encode_each(code_points, input_encoding, errors, replacement_char), offsets
+
+
+# ---------------------------------------------------------------- split (TF2)
+
+
+def _split_rows(input, split_vector, name):  # noqa: A002 - TF's name
+    """TF's shaping of a split: a RaggedTensor's flat values are split in place, a scalar
+    gives the dense tokens, a vector a RaggedTensor of each string's tokens, a higher-rank
+    tensor one more ragged dimension."""
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(_split_rows(input.flat_values, split_vector, name))
+    input = convert_to_tensor(input, dtype=dtypes.string)  # noqa: A001 - TF's name
+    rank = input.shape.rank
+    if rank is None:
+        raise ValueError("input must have a statically-known rank.")
+    if rank == 0:
+        return _split_rows(array_ops.reshape(input, [1]), split_vector, name)[0]
+    if rank > 1:
+        return _split_rows(RaggedTensor.from_tensor(input, ragged_rank=rank - 1),
+                           split_vector, name)
+    indices, values, shape = split_vector(input)
+    return RaggedTensor.from_value_rowids(values, indices[:, 0], nrows=shape[0],
+                                          validate=False)
+
+
+@tf_export(v2=["strings.split"])
+def string_split_v2(input, sep=None, maxsplit=-1, name=None):  # noqa: A002 - TF's name
+    """TF2 `tf.strings.split`: `sep` is a whole separator (None: runs of whitespace, empty
+    tokens dropped), at most `maxsplit` splits per string; the tokens of a vector are a
+    RaggedTensor, those of a scalar a dense vector, as in TF."""
+    with name_scope(name, "StringSplit", [input]):
+        return _split_rows(input, lambda vector: _string_split_v2(
+            vector, "" if sep is None else sep, maxsplit), name)
+
+
+@tf_export("strings.bytes_split")
+def string_bytes_split(input, name=None):  # noqa: A002 - TF's name
+    """`tf.strings.bytes_split`: each string split into its bytes (a dense vector for a
+    scalar, a RaggedTensor otherwise), as in TF."""
+    with name_scope(name, "StringsByteSplit", [input]):
+        return _split_rows(input, lambda vector: _string_split(vector, "", False), name)
