@@ -541,3 +541,18 @@ def test_graph_mode_static_shapes_and_values(name, build, expected, static):
         with v1.Session() as sess:
             value = sess.run(y, {x: data})
     np.testing.assert_array_equal(value, expected(data))
+
+
+def test_graph_reshape_of_unknown_dims_checks_only_divisibility_as_tf():
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 1])
+        scalar = tf.reshape(x, ())
+        assert scalar.shape.as_list() == []
+        wide = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        assert tf.reshape(wide, [12, 1]).shape.as_list() == [12, 1]
+        with pytest.raises(ValueError, match="evenly divisible by 3 but is 4"):
+            tf.reshape(wide, [4])
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(scalar, {x: [[5.0]]}) == 5.0
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run(scalar, {x: [[5.0], [6.0]]})

@@ -459,8 +459,21 @@ def _reshape_mismatch(t, target, known):
 def reshape(tensor, shape, name=None):
     """`tf.reshape`; one -1 is inferred; `shape` may be a tensor (`tf.shape(y)`)."""
     t, table = _movable(to_torch(tensor))
-    target = _reshape_target(t, _as_ints(shape))
+    target = _as_ints(shape)
+    if _fits_unknown_dims(t, target):
+        return t.new_empty(target)
+    target = _reshape_target(t, target)
     return _snapshot(tensor, _restore(t.reshape(target), table))
+
+
+def _fits_unknown_dims(t, target):
+    """True while a graph is built when `t` has unknown dims and `target` (no -1) may hold
+    its elements: TF's shape function then only checks that the target's size is a multiple
+    of `t`'s known dims (reshape of a [?, 1] input to [] passes; a batch of 1 fits)."""
+    if not isinstance(t, FakeTensor) or -1 in target or all(type(d) is int for d in t.shape):
+        return False
+    known = math.prod(d for d in t.shape if type(d) is int)
+    return known != 0 and all(d >= 0 for d in target) and math.prod(target) % known == 0
 
 
 @op("expand_dims", graph_name="ExpandDims")
