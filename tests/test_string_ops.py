@@ -158,3 +158,14 @@ def test_base64_is_web_safe_and_unpadded_by_default():
                          (b"abc=d", "Invalid character"), (b"a===", "Invalid character")]:
         with pytest.raises(errors.InvalidArgumentError, match=message):
             tf.io.decode_base64(bad)
+
+
+def test_as_string_of_a_graph_tensor_formats_when_run():
+    with tf.Graph().as_default():
+        n = tf.compat.v1.placeholder(tf.int32, [None])
+        text = tf.as_string(n * 2)
+        assert text.dtype == tf.string and text.shape.as_list() == [None]
+        floats = tf.strings.as_string(tf.constant([1.5, 2.25]), precision=1)
+        with tf.compat.v1.Session() as sess:
+            assert list(sess.run(text, {n: [1, 12]})) == [b"2", b"24"]
+            assert list(sess.run(floats)) == [b"1.5", b"2.2"]

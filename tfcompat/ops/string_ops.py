@@ -267,15 +267,27 @@ def to_number(input, out_type=dtypes.float32, name=None):  # noqa: A002 - TF's n
     return _to_number(input, out_type)
 
 
-@op("as_string", "strings.as_string", v1=["dtypes.as_string"], graph_name="AsString")
+@tf_export("as_string", "strings.as_string", v1=["dtypes.as_string"])
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  # noqa: A002
               fill="", name=None):
     """`tf.strings.as_string`: printf-style formatting as TF (floats "%f" by default, so
-    1.5 -> b"1.500000"; bools b"true"/b"false"). A string input is returned as it is."""
-    t = to_torch(input)
-    if isinstance(t, np.ndarray):
-        return t
-    dtype = dtypes.from_torch(t.dtype)
+    1.5 -> b"1.500000"; bools b"true"/b"false"). A string input is returned as it is. In a
+    graph the strings are made when it runs (an AsString node of the input's shape)."""
+    tensor = convert_to_tensor(input)
+    if tensor.dtype == dtypes.string:
+        return tensor
+    fmt = _number_format(tensor.dtype, precision, scientific, shortest, width, fill)
+
+    def format_values(t):
+        values = t.detach().cpu()
+        values = values.float() if values.dtype == torch.bfloat16 else values
+        return (_map(lambda v: fmt(v.item()).encode("ascii"), np.asarray(values.numpy())),)
+    return run_op(format_values, "AsString", [tensor], [(dtypes.string, tensor.shape)],
+                  name)[0]
+
+
+def _number_format(dtype, precision, scientific, shortest, width, fill):
+    """The function formatting one number of `dtype` as as_string's arguments ask."""
     spec = "%"
     if fill:
         if fill not in (" ", "+", "-", "0", "#"):
@@ -304,10 +316,7 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1,  
             fmt = lambda v: "(%s,%s)" % (spec % v.real, spec % v.imag)  # noqa: E731
         else:
             fmt = lambda v: spec % v  # noqa: E731
-    values = t.detach().cpu()
-    values = values.float() if values.dtype == torch.bfloat16 else values
-    array = values.numpy()
-    return _map(lambda v: fmt(v.item()).encode("ascii"), np.asarray(array))
+    return fmt
 
 
 # ---------------------------------------------------------------- regex, substr, reduce_join
