@@ -378,3 +378,30 @@ def test_tf1_split_with_ragged_result():
     assert isinstance(v1.string_split(["a b"]), tf.SparseTensor)
     with pytest.raises(ValueError, match="result_type"):
         v1.string_split(["a"], result_type="Dense")
+
+
+# ---------------------------------------------------------------- graph mode
+
+
+def test_graph_mode_construction_to_tensor_and_validation():
+    graph = tf.Graph()
+    with graph.as_default():
+        values = v1.placeholder(tf.int32, [None])
+        splits = v1.placeholder(tf.int64, [None])
+        rt = tf.RaggedTensor.from_row_splits(values, splits)
+        assert rt.shape.as_list() == [None, None]
+        assert repr(rt).startswith("tf.RaggedTensor(values=<tf.Tensor 'Placeholder:0'")
+        fetches = [rt.to_tensor(default_value=-1), rt.row_lengths(), rt.value_rowids(),
+                   (rt * 2).to_tensor(), tf.reduce_sum(rt, axis=1),
+                   tf.ragged.constant([[1, 2], [3]]).to_tensor()]
+        with pytest.raises(ValueError, match="only supported in eager mode"):
+            rt.to_list()
+        with v1.Session() as sess:
+            feed = {values: [1, 2, 3], splits: [0, 2, 2, 3]}
+            dense, lengths, rowids, doubled, sums, const = sess.run(fetches, feed)
+            with pytest.raises(errors.InvalidArgumentError, match=":monotonic"):
+                sess.run(fetches[0], {values: [1, 2, 3], splits: [0, 2, 1, 3]})
+    assert dense.tolist() == [[1, 2], [-1, -1], [3, -1]]
+    assert lengths.tolist() == [2, 0, 1] and rowids.tolist() == [0, 0, 2]
+    assert doubled.tolist() == [[2, 4], [0, 0], [6, 0]] and sums.tolist() == [3, 0, 3]
+    assert const.tolist() == [[1, 2], [3, 0]]

@@ -1,6 +1,6 @@
 """`tf.ragged.map_flat_values` (TF's tensorflow/python/ops/ragged/ragged_functional_ops.py)."""
 from tfcompat._api import tf_export
-from tfcompat.ops.ragged.ragged_tensor import RaggedTensor, _same_splits_op
+from tfcompat.ops.ragged.ragged_tensor import RaggedTensor, _same_splits_op, _static_size
 
 
 def _ragged_inputs(structure, found):
@@ -49,15 +49,15 @@ def map_flat_values(op, *args, **kwargs):
         return op(*args, **kwargs)
     splits = _common_splits(ragged)
     result = op(*_with_flat_values(args), **_with_flat_values(kwargs))
-    nvals = ragged[0].flat_values.shape[0]
-    out_rows = getattr(result, "shape", None)
-    if out_rows is None or out_rows.rank == 0:
+    out_shape = getattr(result, "shape", None)
+    if out_shape is None or out_shape.rank == 0:
         raise ValueError("tf.ragged.map_flat_values: `op` must return a Tensor with an outer "
                          "dimension, got %r" % (result,))
-    if nvals is not None and out_rows[0] is not None and out_rows[0] != nvals:
+    nvals, out_rows = _static_size(ragged[0].flat_values), _static_size(result)
+    if nvals is not None and out_rows is not None and out_rows != nvals:
         raise ValueError("tf.ragged.map_flat_values requires that the output of `op` have the "
                          "same outer-dimension size as flat_values of any ragged inputs. (output "
-                         "shape: %s; expected outer dimension size: %d)" % (out_rows, nvals))
+                         "shape: %s; expected outer dimension size: %d)" % (out_shape, nvals))
     return _partitioned_like(ragged[0], splits, result)
 
 

@@ -15,7 +15,7 @@ from tfcompat.framework import errors
 from tfcompat.framework.ops import op, to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.ops.ragged.ragged_tensor import (RaggedTensor, _concrete, _lengths, _rowids,
-                                               _splits_of_lengths, _take)
+                                               _splits_of_lengths, _static_size, _take)
 
 
 @op(graph_name="RaggedGatherRows")
@@ -84,7 +84,7 @@ def _slice_bounds(key):
 
 
 def _nrows(rt):
-    nrows = rt.row_splits.shape[0]
+    nrows = _static_size(rt.row_splits)
     if nrows is None:
         raise NotImplementedError("RaggedTensor.__getitem__ on a RaggedTensor whose number of "
                                   "rows is not known (graph mode) is not implemented by "

@@ -103,7 +103,7 @@ def _reduce(reduce_op, segment_op, rt, axis, keepdims):
             "tfcompat (reduce an inner axis, or axis=None)" % axis)
     if axis == 0:
         lengths = rt.row_lengths()
-        result = segment_op(rt.values, _position_in_row_op(rt.row_splits),
+        result = segment_op(rt.values, _position_in_row_op(rt.row_splits, rt.values),
                             _longest_op(lengths, lengths.dtype))
     else:
         result = segment_op(rt.values, rt.value_rowids(), rt.nrows())
@@ -111,9 +111,10 @@ def _reduce(reduce_op, segment_op, rt, axis, keepdims):
 
 
 @op(graph_name="RaggedPositionInRow")
-def _position_in_row_op(row_splits):
+def _position_in_row_op(row_splits, values):
+    """The column of each value in its row (sized like `values`, see `_rowids`)."""
     splits = to_torch(row_splits)
-    rowids = _rowids(splits)
+    rowids = _rowids(splits, to_torch(values).shape[0])
     return torch.arange(rowids.shape[0], dtype=splits.dtype, device=splits.device) - \
         splits[rowids]
 

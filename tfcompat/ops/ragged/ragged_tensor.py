@@ -42,11 +42,16 @@ def _lengths(splits):
     return splits[1:] - splits[:-1]
 
 
-def _rowids(splits):
-    """The row of each value (TF's value_rowids) for torch `splits`."""
-    lengths = _lengths(splits)
-    return torch.repeat_interleave(torch.arange(lengths.shape[0], dtype=splits.dtype,
-                                                device=splits.device), lengths)
+def _rowids(splits, nvals=None):
+    """The row of each value (TF's value_rowids) for torch `splits`. Given `nvals` (the
+    number of values: a graph's symbolic size of the values) the result has that size, so
+    graph shape inference knows it lines up with the values."""
+    if nvals is None:
+        lengths = _lengths(splits)
+        return torch.repeat_interleave(torch.arange(lengths.shape[0], dtype=splits.dtype,
+                                                    device=splits.device), lengths)
+    positions = torch.arange(nvals, dtype=splits.dtype, device=splits.device)
+    return (torch.searchsorted(splits, positions, right=True) - 1).to(splits.dtype)
 
 
 def _splits_of_lengths(lengths):
@@ -171,8 +176,10 @@ def _row_lengths_op(row_splits):
 
 
 @op(graph_name="RaggedValueRowIds")
-def _value_rowids_op(row_splits):
-    return _rowids(to_torch(row_splits))
+def _value_rowids_op(row_splits, values_or_splits, is_splits):
+    """value_rowids sized by the values (or, `is_splits`, by nested row splits of them)."""
+    reference = to_torch(values_or_splits)
+    return _rowids(to_torch(row_splits), reference.shape[0] - int(is_splits))
 
 
 @op(graph_name="RaggedNRows")
@@ -365,10 +372,16 @@ def _values_and_partition(values, partition, what):
 def _outer_size(values, dtype):
     """The number of rows of `values` (a Python int when known, else a scalar tensor)."""
     if isinstance(values, RaggedTensor):
-        static = values.row_splits.shape[0]
+        static = _static_size(values.row_splits)
         return static - 1 if static is not None else values.nrows(out_type=dtype)
-    static = values.shape[0]
+    static = _static_size(values)
     return static if static is not None else array_ops.shape(values, out_type=dtype)[0]
+
+
+def _static_size(tensor):
+    """The static size of `tensor`'s first dimension: an int, or None when unknown."""
+    dims = tensor.shape.as_list() if tensor.shape.rank is not None else [None]
+    return dims[0]
 
 
 def _as_row_splits_dtype(dtype):
@@ -608,7 +621,7 @@ class RaggedTensor(object):
     @property
     def shape(self):
         """The static shape: ragged dims are None (uniform ones show their length)."""
-        nrows = self._row_splits.shape[0]
+        nrows = _static_size(self._row_splits)
         width = None
         if self._uniform_row_length is not None:
             if type(self._uniform_row_length) is EagerTensor:
@@ -645,10 +658,17 @@ class RaggedTensor(object):
 
     def value_rowids(self, name=None):
         """The row index of each value: `values[i]` is in row `value_rowids()[i]`."""
-        return _value_rowids_op(self._row_splits)
+        if isinstance(self._values, RaggedTensor):
+            return _value_rowids_op(self._row_splits, self._values.row_splits, True)
+        return _value_rowids_op(self._row_splits, self._values, False)
 
     def nested_value_rowids(self, name=None):
-        return tuple(_value_rowids_op(s) for s in self.nested_row_splits)
+        rowids = [self.value_rowids()]
+        values = self._values
+        while isinstance(values, RaggedTensor):
+            rowids.append(values.value_rowids())
+            values = values.values
+        return tuple(rowids)
 
     def nrows(self, out_type=None, name=None):
         """The number of rows, a scalar of `out_type` (default: the row_splits dtype)."""
@@ -751,7 +771,7 @@ class RaggedTensor(object):
         raise TypeError("RaggedTensor may not be used as a boolean.")
 
     def __len__(self):
-        nrows = self._row_splits.shape[0]
+        nrows = _static_size(self._row_splits)
         if nrows is None:
             raise TypeError("len() of a RaggedTensor with an unknown number of rows")
         return nrows - 1
