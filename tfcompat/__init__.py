@@ -22,7 +22,7 @@ _MODULES = (
     "ops.linalg_ops", "ops.string_ops", "ops.control_flow_ops", "ops.check_ops",
     "ops.init_ops", "ops.sparse_ops", "ops.state_ops",
     "ops.logging_ops", "ops.script_ops", "ops.image_ops",
-    "ops.partitioned_variables",
+    "ops.partitioned_variables", "ops.tensor_array_ops",
     "ops.ragged", "ops.ragged.ragged_string_ops",
     "variables", "variable_scope", "eager.backprop", "eager.custom_gradient", "function",
     "autograph.converter",

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.autograph import converter
+from tfcompat.autograph import converter, operators
 from tfcompat.framework import context, dtypes
 from tfcompat.framework.graph import Graph, SymbolicTensor, _flatten, run_module
 from tfcompat.framework.tensor import EagerTensor
@@ -174,9 +174,13 @@ def _signature_of(value):
 class Function(object):
     """A `tf.function`-decorated callable: traced per signature, then run as a graph."""
 
-    def __init__(self, python_function, name=None, input_signature=None, autograph=True):
+    def __init__(self, python_function, name=None, input_signature=None, autograph=True,
+                 autograph_options=None):
         self._python_function = python_function
-        self._converted = converter.convert(python_function) if autograph else python_function
+        self._autograph_options = autograph_options
+        self._converted = converter.convert(
+            python_function, converter.optional_features(autograph_options)) \
+            if autograph else python_function
         self._input_signature = input_signature
         self._name = name or getattr(python_function, "__name__", "function")
         self._concrete = {}
@@ -204,11 +208,12 @@ class Function(object):
 
     def _bind(self, instance, owner):
         return Function(self._python_function.__get__(instance, owner), self._name,
-                        self._input_signature, self._converted is not self._python_function)
+                        self._input_signature, self._converted is not self._python_function,
+                        autograph_options=self._autograph_options)
 
     def __call__(self, *args, **kwargs):
-        if _state.building_graph:
-            return self._converted(*args, **kwargs)
+        if _state.building_graph:    # inlined, running its side effects as TF's call op does
+            return operators.call_with_auto_control_deps(self._converted, args, kwargs)
         if _functions_run_eagerly():
             return self._python_function(*args, **kwargs)
         if self._input_signature is not None:
@@ -313,20 +318,23 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              experimental_follow_type_hints=None, name=None):
     """`tf.function`: trace `func` into a graph once per input signature."""
     def decorate(fn):
-        return Function(fn, name=name, input_signature=input_signature, autograph=autograph)
+        return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
+                        autograph_options=experimental_autograph_options)
     return decorate(func) if func is not None else decorate
 
 
 @tf_export("contrib.eager.defun")
 def defun(func=None, input_signature=None, autograph=True, experimental_autograph_options=None):
     """`tfe.defun` (TF 1.x eager): `tf.function` under its old name."""
-    return function(func, input_signature=input_signature, autograph=autograph)
+    return function(func, input_signature=input_signature, autograph=autograph,
+                    experimental_autograph_options=experimental_autograph_options)
 
 
 @tf_export("autograph.to_graph")
 def to_graph(entity, recursive=True, experimental_optional_features=None):
-    """`tf.autograph.to_graph`: the function with tensor `if`/`while` converted."""
-    return converter.convert(entity)
+    """`tf.autograph.to_graph`: the function with tensor `if`/`while` converted, and the
+    optional features (tf.autograph.experimental.Feature) asked for."""
+    return converter.convert(entity, converter.optional_features(experimental_optional_features))
 
 
 @tf_export("autograph.experimental.do_not_convert")

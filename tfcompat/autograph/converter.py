@@ -14,8 +14,17 @@ in TF's AutoGraph, so they work under a tensor `if`. Other statements containing
 `yield` or `global`/`nonlocal` are left as they are (TF converts those too; a tensor
 condition there raises TF's "Python bool" error). Functions whose source is unavailable
 (lambdas in a REPL, builtins) run unconverted.
+Before that, as TF converts them, `not` / `and` / `or` become `ag__.not_` / `and_` / `or_`
+and calls of len/range/int/float/abs become `ag__.builtin_call` (tensor overloads); the
+optional features (`Feature`: asserts, print, `==`, list appends, name scopes, automatic
+control dependencies) are converted when asked for, and a loop's `set_loop_options(...)`
+directive is passed to its tf.while_loop. A variable first assigned inside a tensor loop is
+local to each iteration. Where we differ: called functions are not converted recursively,
+`[]` literals stay Python lists under LISTS (TF makes them TensorLists), and `l.pop()` is
+not converted.
 """
 import ast
+import enum
 import functools
 import inspect
 import textwrap
@@ -26,6 +35,54 @@ from tfcompat.autograph import operators
 
 _PREFIX = "ag__"
 _cache = {}
+
+
+@tf_export("autograph.experimental.Feature")
+class Feature(enum.Enum):
+    """`tf.autograph.experimental.Feature`: AutoGraph's optional conversions, chosen with
+    tf.function's `experimental_autograph_options` or to_graph / to_code's
+    `experimental_optional_features` (none by default, as in TF).
+
+    ALL: every feature. AUTO_CONTROL_DEPS: a converted function's results depend on the
+    side-effect ops it made (tf.function always does this). ASSERT_STATEMENTS: `assert` on a
+    tensor becomes tf.debugging.Assert. BUILTIN_FUNCTIONS: `print` of tensors prints their
+    values when the graph runs (len/range/int/float/abs of tensors are converted always, as
+    in TF). EQUALITY_OPERATORS: `==` / `!=` with a tensor become tf.equal / tf.not_equal.
+    LISTS: `l.append(x)` becomes `l = ag__.list_append(l, x)` (TensorArray.write at its
+    size, or list.append), and a one-argument `.stack(l)` call stacks a TensorArray.
+    NAME_SCOPES: the ops of a converted function are made in a name scope named after it.
+    """
+
+    ALL = "ALL"
+    AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
+    ASSERT_STATEMENTS = "ASSERT_STATEMENTS"
+    BUILTIN_FUNCTIONS = "BUILTIN_FUNCTIONS"
+    EQUALITY_OPERATORS = "EQUALITY_OPERATORS"
+    LISTS = "LISTS"
+    NAME_SCOPES = "NAME_SCOPES"
+
+    @classmethod
+    def all(cls):
+        """Every feature (ALL included)."""
+        return tuple(cls.__members__.values())
+
+    @classmethod
+    def all_but(cls, exclude):
+        """Every feature except `exclude` (one feature or a list of them) and ALL."""
+        if not isinstance(exclude, (list, tuple, set)):
+            exclude = (exclude,)
+        return tuple(set(cls.all()) - set(exclude) - {cls.ALL})
+
+
+def optional_features(features):
+    """The features in use, as TF's ConversionOptions reads `optional_features` (None, one
+    Feature or a collection): a frozenset of them, every feature when ALL is given."""
+    if features is None:
+        return frozenset()
+    if isinstance(features, Feature):
+        features = (features,)
+    features = frozenset(features)
+    return frozenset(Feature.all()) if Feature.ALL in features else features
 
 
 class _AssignedNames(ast.NodeVisitor):
@@ -254,6 +311,105 @@ class _JumpRewriter(ast.NodeTransformer):
         return before + [node] + after
 
 
+# Builtins whose calls are converted: TF's converted_call gives them its py_builtins
+# overloads (print only with BUILTIN_FUNCTIONS); the callee is checked at run time
+# (`ag__.builtin_call`), so a local function of the same name is called as it is.
+_CONVERTED_BUILTINS = ("abs", "float", "int", "len", "range")
+
+
+def _attribute_chain(node):
+    """True for `name` or `name.attr.attr...` (a target `l.append(x)` can assign back to)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _as_store(node):
+    if isinstance(node, ast.Name):
+        return ast.Name(id=node.id, ctx=ast.Store())
+    return ast.Attribute(value=node.value, attr=node.attr, ctx=ast.Store())
+
+
+class _FeatureRewriter(ast.NodeTransformer):
+    """The statement- and expression-level conversions, made before control flow is:
+    builtin calls and `not` / `and` / `or`, and the optional features (TF's asserts,
+    lists, call_trees and logical_expressions converters)."""
+
+    def __init__(self, features):
+        self.features = features
+        self.builtins = _CONVERTED_BUILTINS + (
+            ("print",) if Feature.BUILTIN_FUNCTIONS in features else ())
+
+    def visit_Assert(self, node):
+        """`assert test, msg` -> `ag__.assert_stmt(test, lambda: msg)` (ASSERT_STATEMENTS)."""
+        self.generic_visit(node)
+        if Feature.ASSERT_STATEMENTS not in self.features:
+            return node
+        message = node.msg if node.msg is not None else ast.Constant("Assertion error")
+        return ast.Expr(value=_operator("assert_stmt", node.test, _lambda(message)))
+
+    def visit_Expr(self, node):
+        """`target.append(x)` -> `target = ag__.list_append(target, x)` (LISTS)."""
+        self.generic_visit(node)
+        call = node.value
+        if Feature.LISTS in self.features and isinstance(call, ast.Call) and \
+                isinstance(call.func, ast.Attribute) and call.func.attr == "append" and \
+                len(call.args) == 1 and not call.keywords and \
+                not isinstance(call.args[0], ast.Starred) and _attribute_chain(call.func.value):
+            target = call.func.value
+            return ast.Assign(targets=[_as_store(target)],
+                              value=_operator("list_append", target, call.args[0]))
+        return node
+
+    def visit_Call(self, node):
+        """Builtins -> `ag__.builtin_call(builtin, ...)`; with LISTS a one-argument
+        `<module>.stack(l)` -> `ag__.list_stack(l, <module>.stack)`."""
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in self.builtins:
+            return ast.Call(func=ast.Attribute(value=ast.Name(id=_PREFIX, ctx=ast.Load()),
+                                               attr="builtin_call", ctx=ast.Load()),
+                            args=[node.func] + node.args, keywords=node.keywords)
+        if Feature.LISTS in self.features and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "stack" and len(node.args) == 1 and \
+                not isinstance(node.args[0], ast.Starred) and \
+                all(keyword.arg == "strict" for keyword in node.keywords):
+            return _operator("list_stack", node.args[0], node.func)
+        return node
+
+    def visit_UnaryOp(self, node):
+        """`not x` -> `ag__.not_(x)` (tf.logical_not of a tensor), as TF converts always."""
+        self.generic_visit(node)
+        return _operator("not_", node.operand) if isinstance(node.op, ast.Not) else node
+
+    def visit_BoolOp(self, node):
+        """`a and b` / `a or b` -> `ag__.and_(a, lambda: b)` / `ag__.or_(a, lambda: b)`
+        (tf.logical_and / logical_or of tensors, Python's short circuit otherwise)."""
+        self.generic_visit(node)
+        name = "and_" if isinstance(node.op, ast.And) else "or_"
+        result = node.values[0]
+        for value in node.values[1:]:
+            result = _operator(name, result, _lambda(value))
+        return result
+
+    def visit_Compare(self, node):
+        """`a == b` / `a != b` -> `ag__.eq(a, b)` / `ag__.not_eq(a, b)` (EQUALITY_OPERATORS);
+        a chain `a == b < c` becomes `ag__.and_(ag__.eq(a, b), lambda: b < c)`, as TF's."""
+        self.generic_visit(node)
+        if Feature.EQUALITY_OPERATORS not in self.features or \
+                not any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            return node
+        result, left = None, node.left
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.Eq, ast.NotEq)):
+                comparison = _operator("eq" if isinstance(op, ast.Eq) else "not_eq", left, right)
+            else:
+                comparison = ast.Compare(left=left, ops=[op], comparators=[right])
+            result = comparison if result is None else \
+                _operator("and_", result, _lambda(comparison))
+            left = right
+        return result
+
+
 class _Transformer(ast.NodeTransformer):
     def __init__(self):
         self.counter = 0
@@ -330,52 +486,90 @@ class _Transformer(ast.NodeTransformer):
                 ast.Return(value=call)]
 
     def visit_For(self, node):
-        """`for target in <module>.range(...): body` (tf.range) -> `for_range_stmt`, which
-        loops in Python unless the range has a symbolic bound (then tf.while_loop). A
-        `break` flag (`until_python_break(range, lambda: flag)`) is passed along as the
-        position of the flag among the loop variables."""
+        """`for target in <module>.range(...): body` (tf.range, or the builtin range made
+        `ag__.builtin_call(range, ...)`) -> `for_range_stmt`, which loops in Python unless
+        the range has a symbolic bound (then tf.while_loop). A `break` flag
+        (`until_python_break(range, lambda: flag)`) is passed along as the position of the
+        flag among the loop variables."""
         self.generic_visit(node)
         iterable, break_flag = node.iter, None
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and \
                 iterable.func.attr == "until_python_break":
             iterable, break_flag = iterable.args[0], iterable.args[1].body.id
+        if not isinstance(iterable, ast.Call):
+            return node
+        range_fn, range_args = iterable.func, list(iterable.args)
+        if isinstance(range_fn, ast.Attribute) and range_fn.attr == "builtin_call" and \
+                range_args and isinstance(range_args[0], ast.Name) and \
+                range_args[0].id == "range":
+            range_fn, range_args = range_args[0], range_args[1:]
+        elif not isinstance(range_fn, ast.Attribute) or range_fn.attr != "range":
+            return node
         if node.orelse or not isinstance(node.target, ast.Name) or \
-                not isinstance(iterable, ast.Call) or \
-                not isinstance(iterable.func, ast.Attribute) or iterable.func.attr != "range" or \
-                any(isinstance(arg, ast.Starred) for arg in iterable.args) or \
+                any(isinstance(arg, ast.Starred) for arg in range_args) or \
                 any(keyword.arg is None for keyword in iterable.keywords) or \
                 _has_jump(node.body, loop_level=True):
             return node
-        names = [node.target.id] + [n for n in _assigned(node.body) if n != node.target.id]
+        body, options = _loop_options(node.body)
+        names = [node.target.id] + [n for n in _assigned(body) if n != node.target.id]
         body_name = self._name("for_body")
         keywords = ast.Dict(keys=[ast.Constant(k.arg) for k in iterable.keywords],
                             values=[k.value for k in iterable.keywords])
         return [
-            self._function(body_name, names, node.body, self._tuple(names, ast.Load)),
+            self._function(body_name, names, body, self._tuple(names, ast.Load)),
             self._operator_call("for_range_stmt", [
-                iterable.func, ast.List(elts=list(iterable.args), ctx=ast.Load()), keywords,
+                range_fn, ast.List(elts=range_args, ctx=ast.Load()), keywords,
                 ast.Name(id=body_name, ctx=ast.Load()), self._current_values(names),
-                ast.Constant(names.index(break_flag) if break_flag else None)], names),
+                ast.Constant(names.index(break_flag) if break_flag else None), options], names),
         ]
 
     def visit_While(self, node):
         self.generic_visit(node)
         if node.orelse or _has_jump(node.body, loop_level=True):
             return node
-        names = _assigned(node.body)
+        body, options = _loop_options(node.body)
+        names = _assigned(body)
         test_name, body_name = self._name("while_test"), self._name("while_body")
         return [
             self._function(test_name, names, [], node.test),
-            self._function(body_name, names, node.body, self._tuple(names, ast.Load)),
+            self._function(body_name, names, body, self._tuple(names, ast.Load)),
             self._operator_call("while_stmt", [ast.Name(id=test_name, ctx=ast.Load()),
                                                ast.Name(id=body_name, ctx=ast.Load()),
-                                               self._current_values(names)], names),
+                                               self._current_values(names), options], names),
         ]
 
 
-def _converted_tree(fn):
-    """(the function's definition AST with its statements converted, whether any was), or
-    (None, False) when its source cannot be had."""
+def _is_loop_options_call(statement):
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    func = statement.value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name == "set_loop_options"
+
+
+def _loop_options(body):
+    """(the loop body without its `set_loop_options(...)` directives, a dict display of
+    their keyword arguments), as TF's directives converter reads them statically."""
+    calls = [statement.value for statement in body if _is_loop_options_call(statement)]
+    keywords = [keyword for call in calls for keyword in call.keywords]
+    options = ast.Dict(keys=[ast.Constant(k.arg) for k in keywords],
+                       values=[k.value for k in keywords])
+    return [statement for statement in body if not _is_loop_options_call(statement)], options
+
+
+@tf_export("autograph.experimental.set_loop_options")
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
+                     shape_invariants=None):
+    """`tf.autograph.experimental.set_loop_options`: a directive read when the enclosing
+    loop is converted to a tf.while_loop (`maximum_iterations`, `shape_invariants` as
+    (variable, shape) pairs, `parallel_iterations`, `swap_memory`); calling it does nothing
+    (as in TF, where a loop that stays a Python loop ignores it)."""
+    del parallel_iterations, swap_memory, maximum_iterations, shape_invariants
+
+
+def _converted_tree(fn, features=frozenset()):
+    """(the function's definition AST with its statements converted, whether anything
+    was), or (None, False) when its source cannot be had."""
     try:
         source = textwrap.dedent(inspect.getsource(fn))
         tree = ast.parse(source)
@@ -386,11 +580,12 @@ def _converted_tree(fn):
             func_def.name != fn.__name__:
         return None, False
     func_def.decorator_list = []
+    written = ast.dump(func_def)
+    _FeatureRewriter(features).visit(func_def)
     _JumpRewriter(getattr(node, "id", None) or getattr(node, "arg", None)
                   for node in ast.walk(func_def)).visit(func_def)
-    transformer = _Transformer()
-    transformer.visit(func_def)
-    return func_def, transformer.counter > 0
+    _Transformer().visit(func_def)
+    return func_def, ast.dump(func_def) != written
 
 
 @tf_export("autograph.to_code")
@@ -399,28 +594,40 @@ def to_code(entity, recursive=True, experimental_optional_features=None):
     shows tfcompat's conversion (`ag__.if_stmt` / `if_return` / `while_stmt` calls), not TF's
     generated code; a function with nothing to convert is shown as written."""
     fn = entity.__func__ if isinstance(entity, types.MethodType) else entity
-    func_def = _converted_tree(fn)[0] if isinstance(fn, types.FunctionType) else None
+    func_def = _converted_tree(fn, optional_features(experimental_optional_features))[0] \
+        if isinstance(fn, types.FunctionType) else None
     if func_def is None:
         raise ValueError("Unable to locate the source code of %r: to_code needs a function "
                          "defined in a file" % (entity,))
     return ast.unparse(ast.fix_missing_locations(func_def)) + "\n"
 
 
-def convert(fn):
-    """The AutoGraph-converted version of `fn` (or `fn` itself when it cannot be converted)."""
+def convert(fn, features=frozenset()):
+    """The AutoGraph-converted version of `fn` with the optional `features` (a frozenset
+    from `optional_features`), or `fn` itself when it cannot be converted."""
     if isinstance(fn, types.MethodType):
-        converted = convert(fn.__func__)
+        converted = convert(fn.__func__, features)
         return types.MethodType(converted, fn.__self__)
     if not isinstance(fn, types.FunctionType):
         return fn
-    cached = _cache.get(fn.__code__)
+    converted = _converted_function(fn, features)
+    if features & {Feature.AUTO_CONTROL_DEPS, Feature.NAME_SCOPES}:
+        return operators.function_scope(converted, fn.__name__,
+                                        Feature.NAME_SCOPES in features,
+                                        Feature.AUTO_CONTROL_DEPS in features)
+    return converted
+
+
+def _converted_function(fn, features):
+    key = (fn.__code__, features)
+    cached = _cache.get(key)
     if cached is not None:
         return _rebind(cached, fn)
-    func_def, converted = _converted_tree(fn)
+    func_def, converted = _converted_tree(fn, features)
     if func_def is None:
         return fn
     if not converted:
-        _cache[fn.__code__] = fn.__code__
+        _cache[key] = fn.__code__
         return fn
     # Rebuild the function inside a factory so its free variables stay closures.
     free = list(fn.__code__.co_freevars)
@@ -439,7 +646,7 @@ def convert(fn):
     code = inner.__code__
     if tuple(code.co_freevars) != tuple(free):
         return fn
-    _cache[fn.__code__] = code
+    _cache[key] = code
     return _rebind(code, fn)
 
 

@@ -1,5 +1,19 @@
-"""Run-time side of AutoGraph: statements that become graph control flow on tensors."""
-from tfcompat.framework.graph import SymbolicTensor
+"""Run-time side of AutoGraph: statements that become graph control flow on tensors, and
+the overloads of builtins, asserts, equality and list operations (TF's
+autograph/operators: control_flow, py_builtins, exceptions, logical, data_structures)."""
+import builtins
+import contextlib
+import functools
+
+from tfcompat.framework import context, dtypes
+from tfcompat.framework.graph import SymbolicTensor, _flatten, get_default_graph
+from tfcompat.framework.ops import convert_to_tensor, is_tensor, name_scope
+from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.ops import array_ops, check_ops, math_ops, script_ops, string_ops
+from tfcompat.ops.control_flow_ops import _pack_as, cond, while_loop
+from tfcompat.ops.tensor_array_ops import TensorArray
+
+_state = context.state
 
 
 class Undefined(object):
@@ -29,7 +43,6 @@ def _check_defined(values, what):
 def if_stmt(test, true_fn, false_fn, values):
     """`if test:` -- tf.cond when `test` is a symbolic tensor, else a Python if."""
     if isinstance(test, SymbolicTensor):
-        from tfcompat.ops.control_flow_ops import cond
         true_out, false_out = [], []
 
         def branch(fn, record):
@@ -49,7 +62,6 @@ def if_return(test, true_fn, false_fn, values):
     """`if test: return a else: return b` -- the value of tf.cond when `test` is a symbolic
     tensor (both branches must give matching structures), else of the branch taken."""
     if isinstance(test, SymbolicTensor):
-        from tfcompat.ops.control_flow_ops import cond
         return cond(test, lambda: true_fn(*values), lambda: false_fn(*values))
     return true_fn(*values) if test else false_fn(*values)
 
@@ -58,17 +70,33 @@ def _range_arguments(start, limit=None, delta=1, dtype=None, name=None):
     return (0, start, delta, dtype) if limit is None else (start, limit, delta, dtype)
 
 
-def for_range_stmt(range_fn, args, kwargs, body, values, break_index=None):
-    """`for target in range_fn(*args, **kwargs):`, `values` being (target, loop variables),
-    `values[break_index]` the loop's `break` flag if it has one.
+def _while_loop_options(options, loop_values):
+    """tf.while_loop's keyword arguments from a loop's `set_loop_options` directive, its
+    `shape_invariants` (variable, shape) pairs matched to the loop variables by identity."""
+    options = dict(options or {})
+    pairs = options.pop("shape_invariants", None)
+    if pairs:
+        options["shape_invariants"] = [
+            next((TensorShape(shape) for variable, shape in pairs if variable is value),
+                 TensorShape(None) if isinstance(value, TensorArray)
+                 else convert_to_tensor(value).shape)
+            for value in loop_values]
+    return options
 
-    tf.range with a symbolic bound becomes a tf.while_loop over the indices (its size is not
-    known while tracing) that also stops once the break flag is set; anything else is
-    iterated in Python. After a while_loop the target is the last index run, `start - delta`
-    when the loop ran no step."""
-    from tfcompat.ops import array_ops
+
+def for_range_stmt(range_fn, args, kwargs, body, values, break_index=None, options=None):
+    """`for target in range_fn(*args, **kwargs):`, `values` being (target, loop variables),
+    `values[break_index]` the loop's `break` flag if it has one, `options` its
+    `set_loop_options` directive.
+
+    tf.range (or the builtin range) with a symbolic bound becomes a tf.while_loop over the
+    indices (its size is not known while tracing) that also stops once the break flag is
+    set; anything else is iterated in Python. After a while_loop the target is the last index
+    run, `start - delta` when the loop ran no step."""
+    if range_fn is builtins.range:
+        range_fn = range_
     bounds = list(args) + list(kwargs.values())
-    if range_fn is not array_ops.range or \
+    if range_fn not in (array_ops.range, range_) or \
             not any(isinstance(bound, SymbolicTensor) for bound in bounds):
         iterable = range_fn(*args, **kwargs)
         if break_index is not None:
@@ -76,15 +104,10 @@ def for_range_stmt(range_fn, args, kwargs, body, values, break_index=None):
         for item in iterable:
             values = body(item, *values[1:])
         return values
-    from tfcompat.framework.ops import convert_to_tensor
-    from tfcompat.ops.control_flow_ops import while_loop
-    from tfcompat.ops.math_ops import cast
-    loop_values = values[1:]
-    _check_defined(loop_values, "for loop over tf.range")
     start, limit, delta, dtype = _range_arguments(*args, **kwargs)
     if dtype is None:
         dtype = next(bound.dtype for bound in bounds if isinstance(bound, SymbolicTensor))
-    start, limit, delta = (cast(convert_to_tensor(bound), dtype)
+    start, limit, delta = (math_ops.cast(convert_to_tensor(bound), dtype)
                            for bound in (start, limit, delta))
 
     def step(index, *carried):
@@ -96,21 +119,43 @@ def for_range_stmt(range_fn, args, kwargs, body, values, break_index=None):
             return in_range
         return and_(not_(carried[break_index - 1]), lambda: in_range)
 
-    result = while_loop(test, step, [start] + list(loop_values), return_same_structure=True)
-    return (result[0] - delta,) + tuple(result[1:])
+    result = _while_over_defined(test, step, [start] + list(values[1:]), options)
+    return (result[0] - delta,) + result[1:]
 
 
-def while_stmt(test, body, values):
-    """`while test:` -- tf.while_loop once `test` is a symbolic tensor, else a Python loop."""
+def _while_over_defined(test, body, values, options):
+    """tf.while_loop of `test` / `body` (functions of all `values`) carrying the defined
+    values. Undefined ones are the loop's local variables (assigned in the body before any
+    use, which TF's liveness analysis finds): each iteration starts them Undefined, and they
+    stay so after the loop."""
+    carried = [i for i, value in enumerate(values) if not isinstance(value, Undefined)]
+    if not carried:
+        raise ValueError("a while loop on a tensor condition must change a variable defined "
+                         "before it")
+
+    def merged(carried_values):
+        full = list(values)
+        for position, value in zip(carried, carried_values):
+            full[position] = value
+        return full
+
+    def step(*carried_values):
+        result = body(*merged(carried_values))
+        return [result[position] for position in carried]
+
+    initial = [values[position] for position in carried]
+    result = while_loop(lambda *carried_values: test(*merged(carried_values)), step, initial,
+                        return_same_structure=True, **_while_loop_options(options, initial))
+    return tuple(merged(result))
+
+
+def while_stmt(test, body, values, options=None):
+    """`while test:` -- tf.while_loop once `test` is a symbolic tensor, else a Python loop;
+    `options`: the loop's `set_loop_options` directive."""
     while True:
         condition = test(*values)
         if isinstance(condition, SymbolicTensor):
-            from tfcompat.ops.control_flow_ops import while_loop
-            _check_defined(values, "while loop")
-            if not values:
-                raise ValueError("a while loop on a tensor condition must change a variable")
-            result = while_loop(test, body, list(values), return_same_structure=True)
-            return tuple(result)
+            return _while_over_defined(test, body, values, options)
         if not condition:
             return values
         values = body(*values)
@@ -119,8 +164,7 @@ def while_stmt(test, body, values):
 def not_(value):
     """`not value`: tf.logical_not of a symbolic tensor (TF AutoGraph's `ag__.not_`)."""
     if isinstance(value, SymbolicTensor):
-        from tfcompat.ops.math_ops import logical_not
-        return logical_not(value)
+        return math_ops.logical_not(value)
     return not value
 
 
@@ -128,10 +172,16 @@ def and_(left, right_fn):
     """`left and right`: tf.logical_and when either is a symbolic tensor, else Python's
     short-circuit `and`."""
     if isinstance(left, SymbolicTensor):
-        from tfcompat.framework.ops import convert_to_tensor
-        from tfcompat.ops.math_ops import logical_and
-        return logical_and(left, convert_to_tensor(right_fn()))
+        return math_ops.logical_and(left, convert_to_tensor(right_fn()))
     return left and right_fn()
+
+
+def or_(left, right_fn):
+    """`left or right`: tf.logical_or when either is a symbolic tensor, else Python's
+    short-circuit `or`."""
+    if isinstance(left, SymbolicTensor):
+        return math_ops.logical_or(left, convert_to_tensor(right_fn()))
+    return left or right_fn()
 
 
 def until_python_break(iterable, break_flag):
@@ -143,3 +193,188 @@ def until_python_break(iterable, break_flag):
         flag = break_flag()
         if not isinstance(flag, SymbolicTensor) and flag:
             return
+
+
+# ---------------------------------------------------------------- optional features
+
+
+def eq(left, right):
+    """`left == right` under EQUALITY_OPERATORS: tf.equal when either is a tensor."""
+    if is_tensor(left) or is_tensor(right):
+        return math_ops.equal(left, right)
+    return left == right
+
+
+def not_eq(left, right):
+    """`left != right` under EQUALITY_OPERATORS: tf.not_equal when either is a tensor."""
+    if is_tensor(left) or is_tensor(right):
+        return math_ops.not_equal(left, right)
+    return left != right
+
+
+def assert_stmt(expression, message_fn):
+    """`assert expression, message` under ASSERT_STATEMENTS: tf.debugging.Assert of the
+    message when `expression` is a tensor (its op when building a graph), else Python's
+    assert."""
+    if is_tensor(expression):
+        message = message_fn()
+        return check_ops.Assert(expression, message if isinstance(message, list) else [message])
+    assert expression, message_fn()
+    return None
+
+
+def list_append(target, element):
+    """`target.append(element)` under LISTS: a TensorArray is written at its size (the
+    array written comes back), a Python list is appended to."""
+    if isinstance(target, TensorArray):
+        return target.write(target.size(), element)
+    target.append(element)
+    return target
+
+
+def list_stack(target, original_call):
+    """A one-argument `<module>.stack(target)` under LISTS: a TensorArray's stack(), else
+    the call as written."""
+    if isinstance(target, TensorArray):
+        return target.stack()
+    return original_call(target)
+
+
+_UNSPECIFIED = object()
+
+
+def abs_(value):
+    """`abs`: tf.abs of a tensor."""
+    return math_ops.abs(value) if is_tensor(value) else abs(value)
+
+
+def int_(value=0, base=_UNSPECIFIED):
+    """`int`: an int32 tensor of a tensor (cast, or parsed from strings), as TF's."""
+    if is_tensor(value):
+        if base is not _UNSPECIFIED:
+            raise NotImplementedError("base argument is not supported for tensors")
+        if value.dtype == dtypes.string:
+            return string_ops.string_to_number(value, out_type=dtypes.int32)
+        return math_ops.cast(value, dtypes.int32)
+    return int(value) if base is _UNSPECIFIED else int(value, base)
+
+
+def float_(value=0):
+    """`float`: a float32 tensor of a tensor (cast, or parsed from strings), as TF's."""
+    if is_tensor(value):
+        if value.dtype == dtypes.string:
+            return string_ops.string_to_number(value, out_type=dtypes.float32)
+        return math_ops.cast(value, dtypes.float32)
+    return float(value)
+
+
+def len_(value):
+    """`len`: a TensorArray's size; a tensor's static first dimension, else its dynamic
+    one (a scalar raises TF's ValueError)."""
+    if isinstance(value, TensorArray):
+        return value.size()
+    if not is_tensor(value):
+        return len(value)
+    shape = value.shape
+    if shape.rank == 0:
+        raise ValueError("len requires a non-scalar tensor, got one of shape %s" % shape)
+    if shape.rank is not None and shape.as_list()[0] is not None:
+        return shape.as_list()[0]
+    return array_ops.shape(value)[0]
+
+
+def range_(start_or_stop, stop=_UNSPECIFIED, step=_UNSPECIFIED):
+    """`range`: tf.range when a bound is a tensor (empty rather than an error when stop is
+    below start, as Python's), else Python's range."""
+    if any(is_tensor(bound) for bound in (start_or_stop, stop, step)):
+        if step is not _UNSPECIFIED:
+            return array_ops.range(start_or_stop, stop, step)
+        if stop is not _UNSPECIFIED:
+            return array_ops.range(start_or_stop, math_ops.maximum(start_or_stop, stop))
+        return array_ops.range(math_ops.maximum(start_or_stop, 0))
+    return range(*[bound for bound in (start_or_stop, stop, step) if bound is not _UNSPECIFIED])
+
+
+def print_(*objects, **kwargs):
+    """`print` under BUILTIN_FUNCTIONS: with tensors among `objects`, a py_func printing
+    their values (numpy's text, strings decoded) whenever it runs, as TF's; flushes unless
+    told otherwise."""
+    unknown = set(kwargs) - {"sep", "end", "file", "flush"}
+    if unknown:
+        raise ValueError("invalid keyword arguments: %s" % (tuple(sorted(unknown)),))
+    positions = [i for i, value in enumerate(objects) if is_tensor(value)]
+    if not positions:
+        return print(*objects, **kwargs)
+    kwargs.setdefault("flush", True)
+
+    def print_values(*values):
+        shown = list(objects)
+        for position, value in zip(positions, values):
+            shown[position] = value.decode("utf-8") if isinstance(value, bytes) else value
+        print(*shown, **kwargs)
+    return script_ops.numpy_function(print_values, [objects[i] for i in positions], [])
+
+
+_BUILTIN_OVERLOADS = ((abs, abs_), (float, float_), (int, int_), (len, len_),
+                      (print, print_), (range, range_))
+
+
+def builtin_call(fn, *args, **kwargs):
+    """A call of a builtin's name in converted code: its overload when `fn` is that builtin
+    (TF's py_builtins), else `fn` itself (a local of the same name)."""
+    for builtin, overload in _BUILTIN_OVERLOADS:
+        if fn is builtin:
+            return overload(*args, **kwargs)
+    return fn(*args, **kwargs)
+
+
+# ---------------------------------------------------------------- function scopes
+
+
+def _variable_initializers(graph):
+    return {id(getattr(variable, "initializer", None))
+            for key in ("variables", "local_variables")
+            for variable in graph.get_collection(key)}
+
+
+def call_with_auto_control_deps(fn, args, kwargs):
+    """`fn(*args, **kwargs)` with TF's automatic control dependencies when a graph is being
+    built: the tensors it returns come out of identities that depend on the side-effect
+    ops it made, those whose outputs none of its ops or results use (asserts, prints,
+    assignments, train ops; variable initializers excepted), so running a result runs
+    them, as a tf.function call does in TF.
+    Where we differ: an unused side-effect-free op counts too (running it is harmless)."""
+    if not _state.building_graph:
+        return fn(*args, **kwargs)
+    graph = get_default_graph()
+    first = len(graph.get_operations())
+    result = fn(*args, **kwargs)
+    created = graph.get_operations()[first:]
+    flat = _flatten(result)
+    used = {id(tensor.op) for operation in created for tensor in operation.inputs}
+    used.update(id(control) for operation in created for control in operation.control_inputs)
+    used.update(id(value.op) for value in flat if isinstance(value, SymbolicTensor))
+    used.update(_variable_initializers(graph))
+    effects = [operation for operation in created
+               if id(operation) not in used and operation._node.op != "placeholder"]
+    if not effects:
+        return result
+    with graph.control_dependencies(effects):
+        gated = [array_ops.identity(value)
+                 if isinstance(value, SymbolicTensor) and value.graph is graph else value
+                 for value in flat]
+    return _pack_as(result, gated)
+
+
+def function_scope(fn, name, name_scopes, auto_control_deps):
+    """`fn` called in a name scope named after it (NAME_SCOPES) and with automatic control
+    dependencies (AUTO_CONTROL_DEPS), as TF's FunctionScope of converted functions."""
+    @functools.wraps(fn)
+    def scoped(*args, **kwargs):
+        scope = name_scope(name.lstrip("_") or None) if name_scopes else \
+            contextlib.nullcontext()
+        with scope:
+            if auto_control_deps:
+                return call_with_auto_control_deps(fn, args, kwargs)
+            return fn(*args, **kwargs)
+    return scoped

@@ -20,6 +20,7 @@ from tfcompat.framework.graph import (Operation, SymbolicTensor, TracedFunction,
                                       get_default_graph)
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.ops.tensor_array_ops import TensorArray
 
 _state = context.state
 
@@ -257,26 +258,45 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return _loop_result(values, packed, return_same_structure, items)
 
     graph = get_default_graph()
-    flat_init = _flatten(_as_tensors(items))
-    structure = _as_tensors(items)
-    shapes = None
+    arrays = {i: leaf for i, leaf in enumerate(_flatten(items)) if isinstance(leaf, TensorArray)}
+    invariants = None
     if shape_invariants is not None:
         inv = shape_invariants if packed else [shape_invariants]
-        shapes = [TensorShape(s) for s in _flatten(list(inv))]
+        invariants = [TensorShape(s) for s in _flatten(list(inv))]
+    learnt = {}
+    for _ in range(2):  # again when the body gave a TensorArray its first element shape
+        structure = _as_tensors(_with_array_storages(items, learnt))
+        flat_init = _flatten(structure)
+        shapes = invariants or [TensorShape([None]).concatenate(t.shape[1:]) if i in arrays
+                                else t.shape for i, t in enumerate(flat_init)]
+        body_arrays = []
 
-    def as_struct(flat_args):
-        return _pack_as(structure, flat_args)
+        def as_struct(flat_args):
+            return _pack_as(structure, [arrays[i]._from_loop_storage(a) if i in arrays else a
+                                        for i, a in enumerate(flat_args)])
 
-    with graph.name_scope(name or "while"):
-        cond_fn = TracedFunction(
-            graph, lambda *a: ops.convert_to_tensor(call(cond, as_struct(a))), flat_init, shapes)
-        body_fn = TracedFunction(
-            graph, lambda *a: _as_tensors(normalize(call(body, as_struct(a)))), flat_init, shapes)
-    for init, out in zip(flat_init, body_fn.flat_outputs):
+        def traced_body(*args):
+            result = normalize(call(body, as_struct(args)))
+            body_arrays[:] = [leaf for leaf in _flatten(result) if isinstance(leaf, TensorArray)]
+            return _as_tensors(_with_array_storages(result, learnt))
+
+        with graph.name_scope(name or "while"):
+            cond_fn = TracedFunction(
+                graph, lambda *a: ops.convert_to_tensor(call(cond, as_struct(a))), flat_init,
+                shapes)
+            body_fn = TracedFunction(graph, traced_body, flat_init, shapes)
+        element_shapes = {i: out.element_shape for i, out in zip(sorted(arrays), body_arrays)}
+        unseen = {i: shape for i, shape in element_shapes.items()
+                  if arrays[i]._storage is None and shape.is_fully_defined() and
+                  shape != flat_init[i].shape[1:]}
+        if not unseen:
+            break
+        learnt.update(unseen)
+    for init, out, shape in zip(flat_init, body_fn.flat_outputs, shapes):
         if init.dtype != out.dtype:
             raise TypeError("body changed the dtype of a loop variable from %s to %s"
                             % (init.dtype.name, out.dtype.name))
-        if shapes is None and not init.shape.is_compatible_with(out.shape):
+        if not out.shape.is_compatible_with(shape):
             raise ValueError("body changed the shape of a loop variable from %s to %s; give "
                              "shape_invariants for variables whose shape changes"
                              % (init.shape, out.shape))
@@ -304,12 +324,21 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     _mark_grad(results, [cond_fn, body_fn])
     for tensor, placeholder in zip(results, body_fn.args):
         tensor._static = placeholder.shape
-    return _loop_result(_pack_as(structure, list(results)), packed, return_same_structure,
-                        items)
+    results = [arrays[i]._from_loop_storage(r, element_shapes.get(i)) if i in arrays else r
+               for i, r in enumerate(results)]
+    return _loop_result(_pack_as(structure, results), packed, return_same_structure, items)
+
+
+def _with_array_storages(structure, learnt_shapes):
+    """`structure` with its TensorArrays replaced by the storage tensors a loop carries
+    (`learnt_shapes`: element shapes, by flat position, of arrays that had none)."""
+    return _pack_as(structure, [
+        leaf._loop_storage(learnt_shapes.get(i)) if isinstance(leaf, TensorArray) else leaf
+        for i, leaf in enumerate(_flatten(structure))])
 
 
 def _eager_loop_value(value):
-    return value if isinstance(value, (list, tuple, dict)) else \
+    return value if isinstance(value, (list, tuple, dict, TensorArray)) else \
         (value if ops.is_tensor(value) else ops.convert_to_tensor(value))
 
 
