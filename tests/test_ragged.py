@@ -405,3 +405,33 @@ def test_graph_mode_construction_to_tensor_and_validation():
     assert lengths.tolist() == [2, 0, 1] and rowids.tolist() == [0, 0, 2]
     assert doubled.tolist() == [[2, 4], [0, 0], [6, 0]] and sums.tolist() == [3, 0, 3]
     assert const.tolist() == [[1, 2], [3, 0]]
+
+
+# ---------------------------------------------------------------- stack / concat
+
+
+def test_ragged_stack_and_concat_like_tf_docs():
+    t1 = tf.ragged.constant([[1, 2], [3, 4, 5]])
+    t2 = tf.ragged.constant([[6], [7, 8, 9]])
+    assert tf.ragged.stack([t1, t2], axis=0).to_list() == [[[1, 2], [3, 4, 5]], [[6], [7, 8, 9]]]
+    assert tf.ragged.stack([t1, t2], axis=1).to_list() == [[[1, 2], [6]], [[3, 4, 5], [7, 8, 9]]]
+    assert tf.concat([t1, t2], axis=0).to_list() == [[1, 2], [3, 4, 5], [6], [7, 8, 9]]
+    assert tf.concat([t1, t2], axis=1).to_list() == [[1, 2, 6], [3, 4, 5, 7, 8, 9]]
+    assert tf.stack([t1, t2]).shape.as_list() == [2, None, None]
+    assert tf.ragged.stack([tf.constant([1, 2]), tf.constant([3])]).to_list() == [[1, 2], [3]]
+    assert tf.concat([tf.constant([[1, 2]]), t1], axis=0).to_list() == [[1, 2], [1, 2],
+                                                                        [3, 4, 5]]
+    nested = tf.ragged.constant([[[1], [2, 3]], [[4]]])
+    assert tf.concat([nested, nested], axis=2).to_list() == [[[1, 1], [2, 3, 2, 3]], [[4, 4]]]
+    dense = tf.ragged.stack([tf.constant([[1, 2]]), tf.constant([[3, 4]])], axis=1)
+    assert not isinstance(dense, tf.RaggedTensor) and dense.shape.as_list() == [1, 2, 2]
+    with pytest.raises(errors.InvalidArgumentError, match="incompatible shapes"):
+        tf.concat([t1, tf.ragged.constant([[1]])], axis=1)
+    with pytest.raises(ValueError, match="incompatible dtypes"):
+        tf.concat([t1, tf.ragged.constant([[1.0]])], axis=0)
+    assert tf.concat([tf.constant([1]), tf.constant([2])], 0).numpy().tolist() == [1, 2]
+
+
+def test_tf_shape_of_ragged_names_dynamic_ragged_shape():
+    with pytest.raises(NotImplementedError, match="DynamicRaggedShape"):
+        tf.shape(tf.ragged.constant([[1], []]))

@@ -32,6 +32,7 @@ from tfcompat.framework.ops import binary_operands, is_tensor_value, op, same_dt
     to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.util import dispatch
 
 newaxis = export_constant(None, "newaxis")
 
@@ -362,7 +363,9 @@ def _shape_tensor(t, out_type):
     return _size_tensor(list(t.shape), (t.ndim,), _out_type(out_type), device)
 
 
-@op(v2=["shape"], graph_name="Shape")
+@tf_export(v2=["shape"])
+@dispatch.add_dispatch_support
+@op(graph_name="Shape")
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002 - TF's name
     """TF2 `tf.shape`: the dynamic shape as a 1-D int32 (or int64) tensor.
 
@@ -371,7 +374,9 @@ def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002 - TF's name
     return _shape_tensor(to_torch(input), out_type)
 
 
-@op(v1=["shape"], graph_name="Shape")
+@tf_export(v1=["shape"])
+@dispatch.add_dispatch_support
+@op(graph_name="Shape")
 def shape_v1(input, name=None, out_type=dtypes.int32):  # noqa: A002 - TF's name
     """TF1 `tf.shape(input, name, out_type)`."""
     return _shape_tensor(to_torch(input), out_type)
@@ -612,7 +617,9 @@ def ensure_shape(x, shape, name=None):
 # ---------------------------------------------------------------- joining and splitting
 
 
-@op("concat", graph_name="ConcatV2")
+@tf_export("concat")
+@dispatch.add_dispatch_support
+@op(graph_name="ConcatV2")
 def concat(values, axis, name="concat"):
     """`tf.concat(values, axis)` (the TF 1.0+ argument order)."""
     if not isinstance(values, (list, tuple)):
@@ -646,7 +653,9 @@ def concat(values, axis, name="concat"):
     return _restore(with_values(out, _values_of(values) if out.ndim == 1 else None), table)
 
 
-@op("stack", graph_name="Pack")
+@tf_export("stack")
+@dispatch.add_dispatch_support
+@op(graph_name="Pack")
 def stack(values, axis=0, name="stack"):
     """`tf.stack`: all values must have one shape; `axis` in [-(R+1), R+1) (ValueError)."""
     ts = same_dtype_tensors(list(values), "Pack")
