@@ -291,4 +291,4 @@ def test_tf_function_tracing_errors_read_as_tf2(tmp_path):
     _check_readable(proc.stderr)
     assert proc.stderr.rstrip().endswith(
         "ValueError: Dimensions must be equal, but are 3 and 4 for '{{node AddV2}} = "
-        "AddV2[T=DT_FLOAT](Placeholder, Placeholder_1)' with input shapes: [?,3], [4].")
+        "AddV2[T=DT_FLOAT](a, b)' with input shapes: [?,3], [4].")

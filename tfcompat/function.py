@@ -1,19 +1,22 @@
 """`tf.function` and `tf.contrib.eager.defun`.
 
-As in TensorFlow, a function is traced once per input signature (tensor dtypes and shapes,
-Python values of other arguments) into a graph, after AutoGraph turns `if`/`while` on tensors
-into graph control flow; later calls with the same signature run that graph without running
-the Python body again, so Python side effects happen only while tracing. The graph is a
-torch.fx GraphModule running the same torch ops eager mode runs.
+As in TensorFlow 2.15, a function is traced once per kind of call into a graph, after
+AutoGraph turns `if`/`while` on tensors into graph control flow. A call's kind is its
+FunctionType: each argument's TraceType (`core/function/trace_type.py`: TensorSpec for
+tensors, Literal for Python scalars, Weakref for other objects, a class's own
+`__tf_tracing_type__`); a call runs the trace of an equal or the most specific supertype,
+so Python side effects happen only while tracing. The graph is a torch.fx GraphModule
+running the same torch ops eager mode runs.
 
-Variables are created in the first trace (TF allows creation only then) and live outside the
-graph; the graph reads and updates their storage in place. Inside a TF1 graph (or another
+Variables are created in the first trace only (TF's rules, see `Function`) and live outside
+the graph; the graph reads and updates their storage in place. Inside a TF1 graph (or another
 function being traced) the Python function is simply called, which inlines it.
 
 Where we differ: the GraphModule is not passed through torch.compile yet. As in TF, eager mode
 (`TFCOMPAT_MODE=eager` included) still traces; `tf.config.run_functions_eagerly(True)` runs
 the Python body on every call.
 """
+import collections
 import functools
 import inspect
 import threading
@@ -24,18 +27,26 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.autograph import converter, operators
-from tfcompat.framework import context, dtypes
+from tfcompat.core.function import function_type as function_types
+from tfcompat.core.function import trace_type
+from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.graph import Graph, SymbolicTensor, _flatten, run_module
-from tfcompat.framework.tensor import EagerTensor
+from tfcompat.framework.ops import convert_to_tensor, to_torch
+from tfcompat.framework.tensor import EagerTensor, Tensor, is_tensor_like
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops.control_flow_ops import _pack_as
+from tfcompat.types import core as types_core
+from tfcompat.types.trace import TraceType
+from tfcompat.variables import EAGER_CREATION_HOOKS
 
 _state = context.state
 
 
 @tf_export("TensorSpec")
-class TensorSpec(object):
-    """`tf.TensorSpec(shape, dtype, name)`: describes a function input."""
+class TensorSpec(TraceType):
+    """`tf.TensorSpec(shape, dtype, name)`: describes a tensor, and is the TraceType of
+    tensor arguments of a tf.function (a tensor's shape is a subtype of any shape that
+    leaves its known dims unknown or equal, as in TF)."""
 
     def __init__(self, shape, dtype=dtypes.float32, name=None):
         self.shape = TensorShape(shape)
@@ -49,6 +60,47 @@ class TensorSpec(object):
     def is_compatible_with(self, value):
         return self.dtype == value.dtype and self.shape.is_compatible_with(value.shape)
 
+    def is_subtype_of(self, other):
+        if not isinstance(other, TensorSpec) or other.dtype != self.dtype:
+            return False
+        if other.shape.rank is None:
+            return True
+        return self.shape.rank == other.shape.rank and all(
+            theirs is None or mine == theirs
+            for mine, theirs in zip(self.shape.as_list(), other.shape.as_list()))
+
+    def most_specific_common_supertype(self, others):
+        if not all(isinstance(other, TensorSpec) and other.dtype == self.dtype
+                   for other in others):
+            return None
+        shapes = [self.shape] + [other.shape for other in others]
+        if any(shape.rank != self.shape.rank for shape in shapes) or self.shape.rank is None:
+            return TensorSpec(None, self.dtype)
+        dims = zip(*[shape.as_list() for shape in shapes])
+        return TensorSpec([column[0] if len(set(column)) == 1 else None for column in dims],
+                          self.dtype)
+
+    def placeholder_value(self, placeholder_context):
+        """A placeholder of this spec in the graph being traced, named after its parameter."""
+        return placeholder_context.graph.placeholder(
+            self.dtype, self.shape, name=placeholder_context.name or self.name)
+
+    def to_tensors(self, value):
+        return [value]
+
+    def flatten(self):
+        return [self]
+
+    def cast(self, value, cast_context):
+        tensor = convert_to_tensor(value, dtype=self.dtype) \
+            if not isinstance(value, Tensor) else value
+        if tensor.dtype != self.dtype or not self.shape.is_compatible_with(tensor.shape):
+            raise TypeError("Can not cast %r to %r" % (TensorSpec.from_tensor(tensor), self))
+        return tensor
+
+    def __tf_tracing_type__(self, context):
+        return self
+
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and (self.shape, self.dtype) == \
             (other.shape, other.dtype)
@@ -60,6 +112,15 @@ class TensorSpec(object):
         return "TensorSpec(shape=%s, dtype=%r, name=%r)" % (self.shape, self.dtype, self.name)
 
 
+def _tensor_tracing_type(tensor, context):
+    """A tensor's TraceType: the TensorSpec of its shape and dtype (TF's
+    `Tensor.__tf_tracing_type__`)."""
+    return TensorSpec(tensor.shape, tensor.dtype)
+
+
+Tensor.__tf_tracing_type__ = _tensor_tracing_type
+
+
 class FuncGraph(Graph):
     """The graph a tf.function traces into; eager tensors it uses become captures."""
 
@@ -69,121 +130,304 @@ class FuncGraph(Graph):
         super(FuncGraph, self).__init__()
         self.name = name
 
+    def _foreign(self, tensor):
+        """A tensor of another graph (one leaked from another function's trace) is out of
+        scope here: TF's TypeError."""
+        raise TypeError(
+            "%r is out of scope and cannot be used here. Use return values, explicit Python "
+            "locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow"
+            ".org/guide/function#all_outputs_of_a_tffunction_must_be_return_values for more "
+            "information.\n\nThe tensor %r cannot be accessed from here, because it was "
+            "defined in %r, which is out of scope." % (tensor, tensor, tensor.graph))
+
+    def __repr__(self):
+        return "FuncGraph(name=%s, id=%d)" % (self.name, id(self))
+
 
 def _functions_run_eagerly():
     from tfcompat.config import functions_run_eagerly
     return functions_run_eagerly()
 
 
-def _trace_type(value):
-    """A value as TF's FunctionType prints it: TensorSpec for tensors, Literal[...] for Python
-    constants, List / Tuple / Dict of those, the type's name for other objects."""
-    if isinstance(value, TensorSpec):
-        return repr(value)
-    if isinstance(value, (SymbolicTensor, EagerTensor)):
-        return repr(TensorSpec(value.shape, value.dtype))
-    if _is_tensor_arg(value):
-        return repr(TensorSpec(value.shape, dtypes.as_dtype(value.dtype)))
-    if isinstance(value, list):
-        return "List[%s]" % ", ".join(_trace_type(item) for item in value)
-    if isinstance(value, tuple):
-        return "Tuple[%s]" % ", ".join(_trace_type(item) for item in value)
-    if isinstance(value, dict):
-        return "Dict[%s]" % ", ".join("[%r, %s]" % (key, _trace_type(item))
-                                      for key, item in value.items())
-    if value is None or isinstance(value, (bool, int, float, str, bytes)):
-        return "Literal[%r]" % (value,)
-    return type(value).__name__
+def _output_type(outputs):
+    """The TraceType of a trace's outputs (None where an output has none)."""
+    try:
+        return trace_type.from_value(outputs)
+    except TypeError:
+        return None
 
 
 def _capture_spec(node):
     if node.meta["input_kind"] == "variable":
         return "TensorSpec(shape=(), dtype=tf.resource, name=None)"
-    return _trace_type(node.meta["tf_tensor"])
+    return repr(trace_type.from_value(node.meta["tf_tensor"]))
 
 
-class ConcreteFunction(object):
-    """One trace of a Function: its graph and the module that runs it."""
+def _wrap_output(value):
+    """A value the trace's module returned, as an eager tensor (string tensors are numpy
+    object arrays)."""
+    if isinstance(value, torch.Tensor) or (isinstance(value, np.ndarray) and
+                                           value.dtype == object):
+        return EagerTensor(value)
+    return value
 
-    def __init__(self, graph, placeholders, outputs, parameters=()):
+
+class AtomicFunction(types_core.AtomicFunction):
+    """`ConcreteFunction.inference_fn`: the trace's graph, called with its flat inputs."""
+
+    def __init__(self, concrete):
+        self._concrete = weakref.ref(concrete)
+
+    @property
+    def function_type(self):
+        return self._concrete().function_type
+
+    def __call__(self, *args):
+        return self._concrete()._call_flat(list(args))
+
+
+class ConcreteFunction(types_core.ConcreteFunction):
+    """One trace of a Function: its graph, its FunctionType and the module that runs it.
+
+    Called as TF 2.15 calls one: with the arguments of the traced Python function (those
+    that are not tensors must equal the traced values), else with just its flat tensor
+    inputs (`get_concrete_function(model, x)(x)`); a tensor of another dtype than its input
+    raises InvalidArgumentError, as the graph's kernel does in TF."""
+
+    def __init__(self, graph, placeholders, outputs, function_type, signature):
         self.graph = graph
-        self._parameters = list(parameters)
         self.inputs = placeholders
         self.structured_outputs = outputs
+        self._signature = signature
+        self._function_type = function_types.FunctionType(
+            list(function_type.parameters.values()),
+            return_annotation=_output_type(outputs))
         flat = [t for t in _flatten(outputs) if isinstance(t, SymbolicTensor)]
         self._flat_outputs = [t if t.graph is graph else graph._as_input(t) for t in flat]
         self._module, self._extra = graph.build_module(placeholders, self._flat_outputs,
                                                        run_all=True)
+        self._inference_fn = AtomicFunction(self)
+
+    @property
+    def function_type(self):
+        return self._function_type
+
+    @property
+    def inference_fn(self):
+        return self._inference_fn
 
     @property
     def outputs(self):
         return list(self._flat_outputs)
 
+    @property
+    def structured_input_signature(self):
+        """(args, kwargs) of the trace's parameter types, as TF gives them."""
+        args, kwargs = [], {}
+        for parameter in self._function_type.parameters.values():
+            if parameter.kind == parameter.KEYWORD_ONLY:
+                kwargs[parameter.name] = parameter.type_constraint
+            else:
+                args.append(parameter.type_constraint)
+        return tuple(args), kwargs
+
     def pretty_printed_signature(self, verbose=True):
         """TF 2.13+'s text: input parameters (name, kind, type), output type and captures
         (`verbose`), or `(x: type, ...) -> type`. Captures are numbered by tfcompat's graph
         inputs, not TF's tensor ids."""
-        output = _trace_type(self.structured_outputs)
         if not verbose:
-            return "(%s) -> %s" % (", ".join("%s: %s" % (name, _trace_type(value))
-                                             for name, _, value in self._parameters), output)
+            return str(self._function_type)
         captures = ["  %d: %s" % (id(node), _capture_spec(node)) for node in self._extra
                     if node.meta["input_kind"] in ("variable", "capture")]
         return "\n".join(
             ["Input Parameters:"] +
-            ["  %s (%s): %s" % (name, kind, _trace_type(value))
-             for name, kind, value in self._parameters] +
-            ["Output Type:", "  " + output, "Captures:"] + (captures or ["  None"]))
+            ["  %s (%s): %r" % (p.name, p.kind.name, p.type_constraint)
+             for p in self._function_type.parameters.values()] +
+            ["Output Type:", "  %r" % (self._function_type.output,), "Captures:"] +
+            (captures or ["  None"]))
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature(verbose=True)
+
+    def __repr__(self):
+        return "<ConcreteFunction %s at 0x%X>" % (self.pretty_printed_signature(False), id(self))
 
     def _run(self, input_values):
         values = run_module(self._module, input_values, self._extra)
-        wrapped = [EagerTensor(v) if isinstance(v, torch.Tensor) else v for v in values]
-        it = iter(wrapped)
+        it = iter([_wrap_output(v) for v in values])
         flat = [next(it) if isinstance(leaf, SymbolicTensor) else leaf
                 for leaf in _flatten(self.structured_outputs)]
         return _pack_as(self.structured_outputs, flat)
 
     def __call__(self, *args, **kwargs):
-        return self._call_flat(_flatten((args, kwargs)))
+        try:
+            inputs = self._structured_inputs(args, kwargs)
+        except TypeError as structured_error:
+            try:
+                inputs = self._flat_inputs(args, kwargs)
+            except TypeError as flat_error:
+                raise TypeError("%s\nFallback to flat signature also failed due to: %s"
+                                % (structured_error, flat_error))
+        return self._call_flat(inputs)
 
-    def _call_flat(self, leaves):
-        """Run with the flattened arguments (their tensors are the graph's inputs)."""
-        return self._run([_torch_value(leaf) for leaf in leaves if _is_tensor_arg(leaf)])
+    def _structured_inputs(self, args, kwargs):
+        """The tensors of a call with the traced function's arguments."""
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        parameters = self._function_type.parameters
+        if list(bound.arguments) != list(parameters):
+            raise TypeError("%s() takes the parameters %s, got %s" % (
+                self.graph.name, list(parameters), list(bound.arguments)))
+        inputs = []
+        for name, value in bound.arguments.items():
+            constraint = parameters[name].type_constraint
+            if not trace_type.from_value(_numpy_as_tensors(value)).is_subtype_of(constraint):
+                raise TypeError("Binding inputs to tf.function failed due to `Can not cast "
+                                "%r to %r` for parameter %r" % (value, constraint, name))
+            inputs.extend(constraint.to_tensors(_numpy_as_tensors(value)))
+        return inputs
+
+    def _flat_inputs(self, args, kwargs):
+        """The tensors of a call with the trace's flat inputs (positionally, or by their
+        placeholders' names)."""
+        names = [placeholder.op.name for placeholder in self.inputs]
+        unknown = set(kwargs) - set(names[len(args):])
+        if len(args) > len(names) or unknown:
+            raise TypeError("%s takes %d tensor inputs %s; got %d positional and keywords %s"
+                            % (self.graph.name, len(names), names, len(args), sorted(kwargs)))
+        inputs = list(args) + [kwargs[name] for name in names[len(args):] if name in kwargs]
+        if len(inputs) != len(names):
+            raise TypeError("%s missing required tensor inputs %s"
+                            % (self.graph.name, names[len(inputs):]))
+        for value in inputs:
+            if not is_tensor_like(value):
+                raise TypeError("%s: expected a tensor, got %r" % (self.graph.name, value))
+        return inputs
+
+    def _call_flat(self, inputs):
+        """Run with the flat tensor inputs, checked against the placeholders' dtypes."""
+        values = []
+        for index, (value, placeholder) in enumerate(zip(inputs, self.inputs)):
+            value = to_torch(value)
+            dtype = dtypes.as_dtype(value.dtype) if isinstance(value, np.ndarray) \
+                else dtypes.from_torch(value.dtype)
+            if dtype != placeholder.dtype:
+                raise errors.InvalidArgumentError(
+                    None, None, "cannot compute %s as input #%d(zero-based) was expected to "
+                    "be a %s tensor but is a %s tensor" % (
+                        self.graph.name, index, placeholder.dtype.name, dtype.name))
+            values.append(value)
+        return self._run(values)
 
 
-def _is_tensor_arg(value):
-    return isinstance(value, (EagerTensor, np.ndarray)) and not (
-        isinstance(value, np.ndarray) and value.dtype == object)
-
-
-def _torch_value(value):
-    from tfcompat.framework.ops import to_torch
-    return to_torch(value)
-
-
-def _signature_of(value):
-    if isinstance(value, EagerTensor):
-        return ("T", value.dtype.name, tuple(value._t.shape))
+def _numpy_as_tensors(value):
+    """A call's argument with its numpy arrays as tensors, as tf.function converts them."""
     if isinstance(value, np.ndarray):
-        return ("T", dtypes.as_dtype(value.dtype).name, value.shape)
-    if isinstance(value, (int, float, str, bool, type(None), bytes)):
-        return ("P", type(value).__name__, value)
-    return ("O", id(value))
+        return convert_to_tensor(value)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_numpy_as_tensors(item) for item in value)
+    if type(value) is dict:
+        return {key: _numpy_as_tensors(item) for key, item in value.items()}
+    return value
 
 
-class Function(object):
-    """A `tf.function`-decorated callable: traced per signature, then run as a graph."""
+def _cast_to_spec(spec, value):
+    """`value` cast to an input_signature entry: a TensorSpec or a structure of them."""
+    if isinstance(spec, TensorSpec):
+        return spec.cast(value, None)
+    if isinstance(spec, (list, tuple)) and isinstance(value, (list, tuple)) and \
+            len(spec) == len(value):
+        items = [_cast_to_spec(s, v) for s, v in zip(spec, value)]
+        return type(spec)(*items) if hasattr(spec, "_fields") else type(spec)(items)
+    if isinstance(spec, dict) and isinstance(value, dict) and set(spec) == set(value):
+        return {key: _cast_to_spec(spec[key], value[key]) for key in spec}
+    raise TypeError("Can not cast %r to %r" % (value, spec))
+
+
+def _as_output_tensors(outputs, python_function):
+    """A trace's outputs with every leaf but None a tensor of the graph (Python numbers
+    become constants, variables their value), as TF's func_graph converts them; TypeError
+    for a leaf that is not convertible."""
+    leaves = []
+    for leaf in _flatten(outputs):
+        if leaf is None or isinstance(leaf, SymbolicTensor):
+            leaves.append(leaf)
+            continue
+        try:
+            leaves.append(convert_to_tensor(leaf))
+        except (TypeError, ValueError):
+            raise TypeError(
+                "To be compatible with tf.function, Python functions must return zero or "
+                "more Tensors or ExtensionTypes or None values; in compilation of %s, found "
+                "return value of type %s, which is not a Tensor or ExtensionType."
+                % (python_function, type(leaf).__name__))
+    return _pack_as(outputs, leaves)
+
+
+_VARIADIC = inspect.Signature([
+    inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+    inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
+
+
+def _python_signature(python_function):
+    try:
+        return inspect.signature(python_function)
+    except (TypeError, ValueError):
+        return _VARIADIC
+
+
+class _VariableCreations(object):
+    """Counts the variables this thread creates while a trace runs; where the function may
+    no longer create any, creating one raises TF's ValueError."""
+
+    def __init__(self, allowed):
+        self.allowed = allowed
+        self.count = 0
+        self._thread = threading.get_ident()
+
+    def __call__(self, variable):
+        if threading.get_ident() != self._thread:
+            return
+        if not self.allowed:
+            raise ValueError(
+                "tf.function only supports singleton tf.Variables created on the first "
+                "call. Make sure the tf.Variable is only created once or created outside "
+                "tf.function. See https://www.tensorflow.org/guide/function#creating_tfvariables"
+                " for more information.")
+        self.count += 1
+
+    def __enter__(self):
+        EAGER_CREATION_HOOKS.append(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        EAGER_CREATION_HOOKS.remove(self)
+
+
+class Function(types_core.PolymorphicFunction):
+    """A `tf.function`-decorated callable: traced per FunctionType, then run as a graph.
+
+    As in TF 2.15: each call's arguments get TraceTypes (`core.function.trace_type`); a call
+    runs the trace of an equal type, else of the most specific supertype, else traces
+    (with `reduce_retracing`, a trace generalized to the most specific common supertype of
+    the new and the cached types). Variables may be created in the first trace only: if it
+    creates some, the function is traced again, and that and later traces must create none
+    (`ValueError`); if it creates none, a later trace that does raises `ValueError`.
+    """
 
     def __init__(self, python_function, name=None, input_signature=None, autograph=True,
-                 autograph_options=None):
+                 reduce_retracing=False, autograph_options=None):
         self._python_function = python_function
         self._autograph_options = autograph_options
         self._converted = converter.convert(
             python_function, converter.optional_features(autograph_options)) \
             if autograph else python_function
         self._input_signature = input_signature
+        self._reduce_retracing = reduce_retracing
         self._name = name or getattr(python_function, "__name__", "function")
-        self._concrete = {}
+        self._signature = _python_signature(python_function)
+        self._first_traces = function_types.FunctionCache()
+        self._later_traces = None      # where the first trace created variables
         self._bound = weakref.WeakKeyDictionary()
         self._lock = threading.RLock()
         functools.update_wrapper(self, python_function)
@@ -191,6 +435,17 @@ class Function(object):
     @property
     def python_function(self):
         return self._python_function
+
+    @property
+    def function_type(self):
+        """The Python function's parameters, without type constraints."""
+        return function_types.FunctionType([
+            function_types.Parameter(p.name, p.kind, p.default is not p.empty, None)
+            for p in self._signature.parameters.values()])
+
+    @property
+    def input_signature(self):
+        return self._input_signature
 
     def __get__(self, instance, owner):
         if instance is None:
@@ -209,106 +464,123 @@ class Function(object):
     def _bind(self, instance, owner):
         return Function(self._python_function.__get__(instance, owner), self._name,
                         self._input_signature, self._converted is not self._python_function,
-                        autograph_options=self._autograph_options)
+                        self._reduce_retracing, self._autograph_options)
 
     def __call__(self, *args, **kwargs):
         if _state.building_graph:    # inlined, running its side effects as TF's call op does
             return operators.call_with_auto_control_deps(self._converted, args, kwargs)
         if _functions_run_eagerly():
             return self._python_function(*args, **kwargs)
-        if self._input_signature is not None:
-            return self._signature_function()._call_flat(self._bind_to_signature(args, kwargs))
-        leaves = _flatten((list(args), kwargs))
-        key = tuple(_signature_of(leaf) for leaf in leaves)
-        concrete = self._concrete.get(key)
-        if concrete is None:
-            concrete = self._traced(key, args, kwargs)
-        return concrete._call_flat(leaves)
+        concrete, inputs = self._concrete_and_inputs(args, kwargs)
+        return concrete._call_flat(inputs)
 
-    def _traced(self, key, args, kwargs):
-        """The trace for signature `key`, made once: like TF's, a Function traces under its
-        lock, so threads calling it at once with a new signature share one trace."""
+    def get_concrete_function(self, *args, **kwargs):
+        """The trace that calls with these arguments (tensors or TensorSpecs) run; traced
+        now if there is none. With an input_signature, its one trace."""
+        if self._input_signature is not None:
+            return self._concrete(self._call_type(list(self._input_signature), {}))
+        return self._concrete(self._call_type(args, kwargs))
+
+    def _concrete_and_inputs(self, args, kwargs):
+        """The trace a call runs and the call's tensors that it takes."""
+        if self._input_signature is not None:
+            concrete = self.get_concrete_function()
+            values = self._bind_to_signature(args, kwargs)
+        else:
+            concrete = self._concrete(self._call_type(args, kwargs))
+            values = [_numpy_as_tensors(value)
+                      for value in self._bound_arguments(args, kwargs).arguments.values()]
+        inputs = [tensor for parameter, value in
+                  zip(concrete.function_type.parameters.values(), values)
+                  for tensor in parameter.type_constraint.to_tensors(value)]
+        return concrete, inputs
+
+    def _concrete(self, call_type):
+        concrete = self._traces().lookup(call_type)
+        return concrete if concrete is not None else self._traced(call_type)
+
+    def _bound_arguments(self, args, kwargs):
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound
+
+    def _call_type(self, args, kwargs):
+        """The FunctionType of a call: each parameter's TraceType."""
+        context = trace_type.InternalTracingContext()
+        return function_types.FunctionType([
+            function_types.Parameter(name, self._signature.parameters[name].kind, False,
+                                     trace_type.from_value(_numpy_as_tensors(value), context))
+            for name, value in self._bound_arguments(args, kwargs).arguments.items()])
+
+    def _traces(self):
+        return self._later_traces if self._later_traces is not None else self._first_traces
+
+    def _traced(self, call_type):
+        """The trace for a call of `call_type`, made once: like TF's, a Function traces
+        under its lock, so threads calling it at once with a new type share one trace."""
         with self._lock:
-            concrete = self._concrete.get(key)
-            if concrete is None:
-                concrete = self._concrete[key] = self._trace(args, kwargs)
+            concrete = self._traces().lookup(call_type)
+            if concrete is not None:
+                return concrete
+            first = not len(self._first_traces) and self._later_traces is None
+            traces = self._traces()
+            trace_as = traces.generalize(call_type) if self._reduce_retracing else call_type
+            with _VariableCreations(allowed=self._later_traces is None) as created:
+                concrete = self._trace(trace_as)
+            traces.add(trace_as, concrete)
+            if created.count and not first:
+                raise ValueError("Creating variables on a non-first call to a function "
+                                 "decorated with tf.function.")
+            if created.count:
+                self._later_traces = function_types.FunctionCache()
+                return self._traced(call_type)
             return concrete
 
-    def _signature_function(self):
-        """The one trace an `input_signature` makes: its placeholders have the specs' shapes
-        (`TensorSpec(None)` is of unknown rank, as TF traces it)."""
-        concrete = self._concrete.get("input_signature")
-        if concrete is None:
-            concrete = self._traced("input_signature", list(self._input_signature), {})
-        return concrete
-
     def _bind_to_signature(self, args, kwargs):
-        """The call's tensors converted to the specs' dtypes; like TF 2.15, a TypeError if
-        one does not fit its spec (or the structure differs)."""
-        from tfcompat.framework.ops import convert_to_tensor
-        specs = _flatten(list(self._input_signature))
-        leaves = _flatten((list(args), kwargs))
-        if kwargs or len(leaves) != len(specs):
-            raise TypeError("Binding inputs to tf.function `%s` failed: the call's arguments "
-                            "%r do not match its input_signature %r"
-                            % (self._name, (args, kwargs), self._input_signature))
-        tensors = []
-        for value, spec in zip(leaves, specs):
-            tensor = convert_to_tensor(value, dtype=spec.dtype) \
-                if not isinstance(value, EagerTensor) else value
-            if tensor.dtype != spec.dtype or not spec.shape.is_compatible_with(tensor.shape):
-                raise TypeError("Binding inputs to tf.function `%s` failed due to `Can not cast "
-                                "%r to %r`" % (self._name, TensorSpec.from_tensor(tensor), spec))
-            tensors.append(tensor)
-        return tensors
-
-    def _trace(self, args, kwargs):
-        graph = FuncGraph(self._name)
-        placeholders = []
-
-        def symbolic(value):
-            if isinstance(value, TensorSpec):
-                tensor = graph.placeholder(value.dtype, value.shape)
-            elif _is_tensor_arg(value):
-                dtype = value.dtype if isinstance(value, EagerTensor) else \
-                    dtypes.as_dtype(value.dtype)
-                tensor = graph.placeholder(dtype, list(np.shape(value)))
-            else:
-                return value
-            placeholders.append(tensor)
-            return tensor
-        with graph.as_default():
-            flat = [symbolic(leaf) for leaf in _flatten((list(args), kwargs))]
-            sym_args, sym_kwargs = _pack_as((list(args), kwargs), flat)
-            outputs = self._converted(*sym_args, **sym_kwargs)
-        return ConcreteFunction(graph, placeholders, outputs,
-                                self._parameters(args, kwargs))
-
-    def _parameters(self, args, kwargs):
-        """(name, kind, value) of each parameter of a call, defaults included, as TF's
-        FunctionType lists them; nothing when the function's signature cannot be read."""
+        """The call's arguments cast to the input_signature's specs (a list given for a
+        TensorSpec becomes a tensor); like TF 2.15, a TypeError if one does not fit its spec
+        or the structure differs."""
         try:
-            bound = inspect.signature(self._python_function).bind(*args, **kwargs)
-        except (TypeError, ValueError):
-            return []
-        bound.apply_defaults()
-        parameters = bound.signature.parameters
-        return [(name, parameters[name].kind.name, value)
-                for name, value in bound.arguments.items()]
+            values = list(self._bound_arguments(args, kwargs).arguments.values())
+            if len(values) != len(self._input_signature):
+                raise TypeError("%d arguments for an input_signature of %d"
+                                % (len(values), len(self._input_signature)))
+            return [_cast_to_spec(spec, value)
+                    for spec, value in zip(self._input_signature, values)]
+        except TypeError as error:
+            raise TypeError("Binding inputs to tf.function `%s` failed due to `%s`"
+                            % (self._name, error))
+
+    def _trace(self, function_type):
+        graph = FuncGraph(self._name)
+        arguments = collections.OrderedDict()
+        placeholders = []
+        with graph.as_default():
+            for parameter in function_type.parameters.values():
+                constraint = parameter.type_constraint
+                value = constraint.placeholder_value(
+                    trace_type.InternalPlaceholderContext(graph, parameter.name))
+                arguments[parameter.name] = value
+                placeholders.extend(constraint.to_tensors(value))
+            bound = inspect.BoundArguments(self._signature, arguments)
+            outputs = _as_output_tensors(self._converted(*bound.args, **bound.kwargs),
+                                         self._python_function)
+        return ConcreteFunction(graph, placeholders, outputs, function_type, self._signature)
 
     def pretty_printed_concrete_signatures(self, verbose=True):
         """Each trace's `pretty_printed_signature`, in tracing order (TF 2.13+ format)."""
         return ("\n\n" if verbose else "\n").join(
-            concrete.pretty_printed_signature(verbose) for concrete in self._concrete.values())
-
-    def get_concrete_function(self, *args, **kwargs):
-        if self._input_signature is not None:
-            return self._signature_function()
-        key = tuple(_signature_of(leaf) for leaf in _flatten((list(args), kwargs)))
-        return self._traced(key, args, kwargs)
+            concrete.pretty_printed_signature(verbose) for concrete in self._all_traces())
 
     def experimental_get_tracing_count(self):
-        return len(self._concrete)
+        """How many times the function was traced."""
+        return len(self._all_traces())
+
+    def _all_traces(self):
+        """Every trace, in tracing order: the first traces (a trace that created variables
+        included), then those made after it."""
+        later = self._later_traces.values() if self._later_traces is not None else []
+        return self._first_traces.values() + later
 
 
 @tf_export("function")
@@ -316,9 +588,12 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              experimental_relax_shapes=False, reduce_retracing=False, experimental_compile=None,
              experimental_implements=None, experimental_autograph_options=None,
              experimental_follow_type_hints=None, name=None):
-    """`tf.function`: trace `func` into a graph once per input signature."""
+    """`tf.function`: trace `func` into a graph once per kind of call (its FunctionType);
+    `reduce_retracing` (or its old name `experimental_relax_shapes`) generalizes new traces
+    to the most specific common supertype of the calls seen."""
     def decorate(fn):
         return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing or experimental_relax_shapes,
                         autograph_options=experimental_autograph_options)
     return decorate(func) if func is not None else decorate
 

@@ -5,6 +5,8 @@ tensors (gradients do not flow through any of them here). In a graph the functio
 time the node runs; its outputs have the declared dtypes and an unknown static shape, as in
 TF (use `set_shape` to give one).
 """
+import functools
+
 import numpy as np
 import torch
 
@@ -55,13 +57,29 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's arg
     return _call(func, inp, Tout, True, name)
 
 
+def _call_or_decorate(func, inp, Tout, as_numpy, name):
+    """The op, or, without `inp`, TF 2.15's decorator form (`@tf.py_function(Tout=...)`):
+    `func` wrapped so that each call runs the op on the call's arguments."""
+    if func is not None and inp is not None:
+        return _call(func, inp, Tout, as_numpy, name)
+
+    def decorate(python_function):
+        @functools.wraps(python_function)
+        def wrapper(*args):
+            return _call(python_function, args, Tout, as_numpy, name)
+        return wrapper
+    return decorate(func) if func is not None else decorate
+
+
 @tf_export("numpy_function")
-def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
-    """`tf.numpy_function(func, inp, Tout)`: `func` gets numpy arrays."""
-    return _call(func, inp, Tout, True, name)
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
+    """`tf.numpy_function(func, inp, Tout)`: `func` gets numpy arrays; without `inp`, a
+    decorator."""
+    return _call_or_decorate(func, inp, Tout, True, name)
 
 
 @tf_export("py_function")
-def py_function(func, inp, Tout, name=None):  # noqa: N803
-    """`tf.py_function(func, inp, Tout)`: `func` gets eager tensors."""
-    return _call(func, inp, Tout, False, name)
+def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803
+    """`tf.py_function(func, inp, Tout)`: `func` gets eager tensors; without `inp`, a
+    decorator."""
+    return _call_or_decorate(func, inp, Tout, False, name)

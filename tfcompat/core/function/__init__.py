@@ -1,0 +1,1 @@
+"""tf.function's trace types and function types (TF's tensorflow/core/function)."""
