@@ -310,3 +310,85 @@ def test_tensor_array_of_a_placeholder_size_in_a_graph():
         ta = tf.TensorArray(tf.float32, size=n).write(0, [1.0, 2.0])
         with tf.compat.v1.Session() as sess:
             np.testing.assert_array_equal(sess.run(ta.stack(), {n: 2}), [[1, 2], [0, 0]])
+
+
+# ---------------------------------------------------------------- for loops over datasets
+
+
+def test_for_over_a_dataset_in_a_graph_with_break_restarts_each_run(capsys):
+    def total_until(dataset, limit):
+        total = tf.constant(0, tf.int64)
+        seen = tf.TensorArray(tf.int64, size=0, dynamic_size=True)
+        for x, y in dataset:
+            total += x * y
+            seen.append(x)
+            if total >= limit:
+                print("stopping at", x)
+                break
+        return total, seen.stack()
+
+    converted = tf.autograph.to_graph(
+        total_until, experimental_optional_features=Feature.all())
+    with tf.Graph().as_default():
+        dataset = tf.data.Dataset.zip((tf.data.Dataset.range(1, 100).repeat(),
+                                       tf.data.Dataset.range(2, 100)))
+        total, seen = converted(dataset, tf.constant(20, tf.int64))
+        with tf.compat.v1.Session() as sess:
+            for _ in range(2):
+                result_total, result_seen = sess.run([total, seen])
+                assert result_total == 1 * 2 + 2 * 3 + 3 * 4
+                np.testing.assert_array_equal(result_seen, [1, 2, 3])
+    assert capsys.readouterr().out == "stopping at 3\nstopping at 3\n"
+
+
+def test_for_over_a_finite_dataset_in_a_graph_runs_every_element():
+    @tf.function
+    def total(dataset):
+        result = tf.constant(0, tf.int64)
+        for x in dataset:
+            result += x
+        return result
+
+    assert run_in_graph(lambda: total(tf.data.Dataset.range(5))) == 10
+
+
+def test_for_over_a_python_list_with_a_tensor_break_guards_later_steps():
+    @tf.function
+    def first_steps(limit):
+        total = 0
+        for step in [1, 2, 3, 4]:
+            total += step
+            if total >= limit:
+                break
+        return total
+
+    assert int(first_steps(tf.constant(3))) == 3
+    assert int(first_steps(tf.constant(100))) == 10
+
+
+def test_iterator_get_next_inside_a_while_loop_takes_an_element_each_iteration():
+    with tf.Graph().as_default():
+        iterator = tf.compat.v1.data.make_initializable_iterator(tf.data.Dataset.range(10))
+        _, total = tf.while_loop(lambda i, t: i < 4,
+                                 lambda i, t: (i + 1, t + iterator.get_next()),
+                                 [tf.constant(0), tf.constant(0, tf.int64)])
+        with tf.compat.v1.Session() as sess:
+            sess.run(iterator.initializer)
+            assert sess.run(total) == 0 + 1 + 2 + 3
+            assert sess.run(total) == 4 + 5 + 6 + 7
+
+
+def test_auto_control_deps_leave_a_keras_models_graph_alone():
+    def predict(x):
+        model = tf.keras.Sequential([tf.keras.layers.Dense(
+            1, input_shape=(2,), kernel_initializer="ones", bias_initializer="zeros")])
+        model.build()
+        return model(x)
+
+    converted = tf.autograph.to_graph(
+        predict, experimental_optional_features=Feature.AUTO_CONTROL_DEPS)
+    with tf.Graph().as_default():
+        output = converted(tf.constant([[1.0, 2.0]]))
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(output), [[3.0]])

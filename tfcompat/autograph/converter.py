@@ -491,25 +491,29 @@ class _Transformer(ast.NodeTransformer):
         the range has a symbolic bound (then tf.while_loop). A `break` flag
         (`until_python_break(range, lambda: flag)`) is passed along as the position of the
         flag among the loop variables."""
-        self.generic_visit(node)
         iterable, break_flag = node.iter, None
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and \
                 iterable.func.attr == "until_python_break":
             iterable, break_flag = iterable.args[0], iterable.args[1].body.id
-        if not isinstance(iterable, ast.Call):
+        if node.orelse or _has_jump(node.body, loop_level=True):
+            self.generic_visit(node)
             return node
-        range_fn, range_args = iterable.func, list(iterable.args)
+        if break_flag is not None:
+            # the body's `if not break_:` guard: the loop operators apply it when needed
+            node.body = node.body[0].body
+        self.generic_visit(node)
+        range_fn, range_args = (iterable.func, list(iterable.args)) \
+            if isinstance(iterable, ast.Call) else (None, [])
         if isinstance(range_fn, ast.Attribute) and range_fn.attr == "builtin_call" and \
                 range_args and isinstance(range_args[0], ast.Name) and \
                 range_args[0].id == "range":
             range_fn, range_args = range_args[0], range_args[1:]
         elif not isinstance(range_fn, ast.Attribute) or range_fn.attr != "range":
-            return node
-        if node.orelse or not isinstance(node.target, ast.Name) or \
+            range_fn = None
+        if range_fn is None or not isinstance(node.target, ast.Name) or \
                 any(isinstance(arg, ast.Starred) for arg in range_args) or \
-                any(keyword.arg is None for keyword in iterable.keywords) or \
-                _has_jump(node.body, loop_level=True):
-            return node
+                any(keyword.arg is None for keyword in iterable.keywords):
+            return self._for_stmt(node, iterable, break_flag)
         body, options = _loop_options(node.body)
         names = [node.target.id] + [n for n in _assigned(body) if n != node.target.id]
         body_name = self._name("for_body")
@@ -520,6 +524,22 @@ class _Transformer(ast.NodeTransformer):
             self._operator_call("for_range_stmt", [
                 range_fn, ast.List(elts=range_args, ctx=ast.Load()), keywords,
                 ast.Name(id=body_name, ctx=ast.Load()), self._current_values(names),
+                ast.Constant(names.index(break_flag) if break_flag else None), options], names),
+        ]
+
+    def _for_stmt(self, node, iterable, break_flag):
+        """Any other `for target in iterable: body` -> `for_stmt`, which loops over a
+        tf.data dataset in a graph with a tf.while_loop, and over anything else in Python."""
+        body, options = _loop_options(node.body)
+        item = _PREFIX + "item"
+        bind_target = ast.Assign(targets=[node.target], value=ast.Name(id=item, ctx=ast.Load()))
+        names = _assigned([bind_target] + body)
+        body_name = self._name("for_body")
+        return [
+            self._function(body_name, [item] + names, [bind_target] + body,
+                           self._tuple(names, ast.Load)),
+            self._operator_call("for_stmt", [
+                iterable, ast.Name(id=body_name, ctx=ast.Load()), self._current_values(names),
                 ast.Constant(names.index(break_flag) if break_flag else None), options], names),
         ]
 

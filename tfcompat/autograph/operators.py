@@ -98,12 +98,9 @@ def for_range_stmt(range_fn, args, kwargs, body, values, break_index=None, optio
     bounds = list(args) + list(kwargs.values())
     if range_fn not in (array_ops.range, range_) or \
             not any(isinstance(bound, SymbolicTensor) for bound in bounds):
-        iterable = range_fn(*args, **kwargs)
-        if break_index is not None:
-            iterable = until_python_break(iterable, lambda: values[break_index])
-        for item in iterable:
-            values = body(item, *values[1:])
-        return values
+        return _python_loop(range_fn(*args, **kwargs),
+                            lambda item, *current: body(item, *current[1:]), values,
+                            break_index)
     start, limit, delta, dtype = _range_arguments(*args, **kwargs)
     if dtype is None:
         dtype = next(bound.dtype for bound in bounds if isinstance(bound, SymbolicTensor))
@@ -121,6 +118,67 @@ def for_range_stmt(range_fn, args, kwargs, body, values, break_index=None, optio
 
     result = _while_over_defined(test, step, [start] + list(values[1:]), options)
     return (result[0] - delta,) + result[1:]
+
+
+def for_stmt(iterable, body, values, break_index=None, options=None):
+    """`for target in iterable:`, `body(item, *values)` giving the new `values`,
+    `values[break_index]` the loop's `break` flag if it has one.
+
+    A tf.data dataset while a graph is built becomes a tf.while_loop taking its elements
+    from an iterator started anew each time the loop runs (TF's dataset loop); anything
+    else is iterated in Python (a tensor over its first dimension, unrolled).
+    Where we differ: a graph loop over a dataset of unknown size (filter, from_generator)
+    raises NotImplementedError (TF stops at its end)."""
+    if _state.building_graph and _is_dataset(iterable):
+        return _dataset_for_stmt(iterable, body, values, break_index, options)
+    return _python_loop(iterable, body, values, break_index)
+
+
+def _python_loop(iterable, step, values, break_index):
+    """`values = step(item, *values)` for each item, until the break flag
+    `values[break_index]` is the Python True; once it is a tensor, each later step runs
+    under a tf.cond on it (TF's guard of the statements after a `break`)."""
+    if break_index is not None:
+        iterable = until_python_break(iterable, lambda: values[break_index])
+    for item in iterable:
+        flag = values[break_index] if break_index is not None else None
+        if isinstance(flag, SymbolicTensor):
+            values = if_stmt(not_(flag), functools.partial(step, item),
+                             lambda *current: current, values)
+        else:
+            values = step(item, *values)
+    return values
+
+
+def _is_dataset(value):
+    # tf.data's Dataset is recognised by its API (tfcompat.data imports this layer's
+    # modules, so this module cannot import it)
+    return hasattr(value, "make_initializable_iterator") and hasattr(value, "cardinality")
+
+
+def _dataset_for_stmt(dataset, body, values, break_index, options):
+    size = int(dataset.cardinality())
+    if size == _UNKNOWN_CARDINALITY:
+        raise NotImplementedError("a for loop over a tf.data dataset of unknown size in a "
+                                  "graph is not supported by tfcompat")
+    iterator = dataset.make_initializable_iterator()
+
+    def test(count, *carried):
+        more = count < size if size != _INFINITE_CARDINALITY else convert_to_tensor(True)
+        if break_index is None:
+            return more
+        return and_(not_(carried[break_index]), lambda: more)
+
+    def step(count, *carried):
+        return [count + 1] + list(body(iterator.get_next(), *carried))
+
+    with get_default_graph().control_dependencies([iterator.initializer]):
+        result = _while_over_defined(test, step, [convert_to_tensor(0)] + list(values),
+                                     options)
+    return result[1:]
+
+
+_INFINITE_CARDINALITY, _UNKNOWN_CARDINALITY = -1, -2
 
 
 def _while_over_defined(test, body, values, options):
@@ -341,8 +399,9 @@ def call_with_auto_control_deps(fn, args, kwargs):
     """`fn(*args, **kwargs)` with TF's automatic control dependencies when a graph is being
     built: the tensors it returns come out of identities that depend on the side-effect
     ops it made, those whose outputs none of its ops or results use (asserts, prints,
-    assignments, train ops; variable initializers excepted), so running a result runs
-    them, as a tf.function call does in TF.
+    assignments, train ops; variable initializers and the graphs of Keras models built
+    on their own Input placeholders excepted), so running a result runs them, as a
+    tf.function call does in TF.
     Where we differ: an unused side-effect-free op counts too (running it is harmless)."""
     if not _state.building_graph:
         return fn(*args, **kwargs)
@@ -355,8 +414,13 @@ def call_with_auto_control_deps(fn, args, kwargs):
     used.update(id(control) for operation in created for control in operation.control_inputs)
     used.update(id(value.op) for value in flat if isinstance(value, SymbolicTensor))
     used.update(_variable_initializers(graph))
+    symbolic_model = set()     # ops computed from placeholders made in the call (Keras Inputs)
+    for operation in created:
+        if operation._node.op == "placeholder" or \
+                any(id(tensor.op) in symbolic_model for tensor in operation.inputs):
+            symbolic_model.add(id(operation))
     effects = [operation for operation in created
-               if id(operation) not in used and operation._node.op != "placeholder"]
+               if id(operation) not in used and id(operation) not in symbolic_model]
     if not effects:
         return result
     with graph.control_dependencies(effects):
