@@ -274,6 +274,19 @@ def test_python_side_effects_happen_while_tracing_only():
     assert [int(consume_next(iterator)) for _ in range(3)] == [1, 1, 1]
 
 
+def test_a_tf_data_iterator_argument_gives_its_next_element_on_each_call():
+    iterator = iter(tf.data.Dataset.from_tensor_slices([1, 2, 3]))
+
+    @tf.function
+    def consume_next(iterator):
+        return next(iterator) * 10
+
+    assert [int(consume_next(iterator)) for _ in range(3)] == [10, 20, 30]
+    assert consume_next.experimental_get_tracing_count() == 1
+    with pytest.raises(tf.errors.OutOfRangeError):
+        consume_next(iterator)
+
+
 def test_py_function_as_a_decorator():
     calls = []
 

@@ -135,6 +135,8 @@ class OwnedIterator(object):
         return self
 
     def __next__(self):
+        if context.state.building_graph:
+            return self.get_next()
         element = self._iteration.next()
         if element is _END:
             raise StopIteration
@@ -143,10 +145,23 @@ class OwnedIterator(object):
     next = __next__
 
     def get_next(self, name=None):
+        """The next element; in a function being traced, a node that takes it each time the
+        function runs (TF's IteratorGetNext on the iterator's resource), so a tf.function
+        given an iterator consumes one element per call."""
+        if context.state.building_graph:
+            return record_structured(get_default_graph(), self._next_values, "IteratorGetNext",
+                                     [], self.element_spec, name)
         element = self._iteration.next()
         if element is _END:
             raise _end_of_sequence()
         return element
+
+    def _next_values(self):
+        with execution.eager_window():
+            element = self._iteration.next()
+        if element is _END:
+            raise _end_of_sequence()
+        return flat_values(element)
 
     # --- checkpoints (tracking's protocol for tf.train.Checkpoint)
     def _checkpoint_state(self):
@@ -336,19 +351,8 @@ class Iterator(object):
     def get_next(self, name=None):
         """The next element as graph tensors; running it past the end raises OutOfRangeError."""
         captures = self._dataset._captures() if self._one_shot else []
-        return record_structured(self._recording_graph(), self._next_values, "IteratorGetNext",
-                                 captures, self._spec, name)
-
-    def _recording_graph(self):
-        """Where get_next records: the default graph when it is a loop body, cond branch or
-        function traced inside this iterator's graph (the element is then taken each time
-        that runs, as TF1's get_next inside a tf.while_loop), else this iterator's graph."""
-        if not context.state.building_graph:
-            return self._graph
-        current = graph = get_default_graph()
-        while current is not None and current is not self._graph:
-            current = getattr(current, "outer", None)
-        return graph if current is self._graph else self._graph
+        return record_structured(self._graph, self._next_values, "IteratorGetNext", captures,
+                                 self._spec, name)
 
     def string_handle(self, name=None):
         """A string tensor naming this iterator, to feed to `from_string_handle`."""
@@ -396,7 +400,6 @@ class _HandleIterator(Iterator):
 def _graph_or_raise(what):
     if not context.state.building_graph:
         raise RuntimeError("%s is not supported when eager execution is enabled." % what)
-    from tfcompat.framework.graph import get_default_graph
     return get_default_graph()
 
 
@@ -426,7 +429,6 @@ def make_one_shot_iterator(dataset):
     """An iterator that initializes itself on first use (eager: a Python iterator)."""
     if not context.state.building_graph:
         return OwnedIterator(dataset)
-    from tfcompat.framework.graph import get_default_graph
     return Iterator(get_default_graph(), dataset.element_spec, dataset, one_shot=True)
 
 
@@ -436,7 +438,6 @@ def make_initializable_iterator(dataset, shared_name=None):
     if not context.state.building_graph:
         raise RuntimeError("dataset.make_initializable_iterator is not supported when eager "
                            "execution is enabled. Use `for element in dataset` instead.")
-    from tfcompat.framework.graph import get_default_graph
     return Iterator(get_default_graph(), dataset.element_spec, dataset,
                     shared_name=shared_name)
 
@@ -473,7 +474,6 @@ def reduce_dataset(dataset, initial_state, reduce_func):
     initial = normalize_element(initial_state)
     if not context.state.building_graph:
         return _reduce_loop(dataset, {}, initial, reduce_func)
-    from tfcompat.framework.graph import get_default_graph
     graph = get_default_graph()
     spec = map_structure(structure.spec_of, initial)
     flat_initial = flatten(initial)
@@ -496,7 +496,6 @@ def reduce_dataset(dataset, initial_state, reduce_func):
 def get_single_element(dataset):
     """The only element of `dataset` (InvalidArgumentError if it has none or several)."""
     if context.state.building_graph:
-        from tfcompat.framework.graph import get_default_graph
         graph = get_default_graph()
         captures = dataset._captures()
 
