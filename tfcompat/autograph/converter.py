@@ -5,8 +5,9 @@ The function's source is parsed and each `if`/`while` statement is rewritten int
 `operators.if_stmt` / `operators.while_stmt`, which decide at run time: a Python condition
 runs the statement as Python would; a symbolic tensor condition builds graph control flow.
 Like TF's AutoGraph, the variables a statement assigns become the branch/loop outputs.
-`for i in tf.range(n)` becomes a tf.while_loop over the indices when a bound is a
-symbolic tensor (other `for` loops stay Python loops, unrolled while tracing).
+`for i in tf.range(n)` (or `range(n)`) becomes a tf.while_loop over the indices when a
+bound is a symbolic tensor, `for x in dataset` a tf.while_loop over a tf.data dataset's
+elements in a graph; other `for` loops stay Python loops, unrolled while tracing.
 An `if` whose branches both end in `return value` becomes `return` of a tf.cond of the two
 branches (`if c: return a` followed by code ending in `return b` is read as its `else`).
 `continue` and `break` first become flag variables guarding the rest of the loop body, as

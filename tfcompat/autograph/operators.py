@@ -33,13 +33,6 @@ def current_values(local_vars, names):
     return tuple(local_vars[n] if n in local_vars else Undefined(n) for n in names)
 
 
-def _check_defined(values, what):
-    for value in values:
-        if isinstance(value, Undefined):
-            raise ValueError("'%s' must be defined before the %s, or in both branches, when its "
-                             "condition is a tensor" % (value.name, what))
-
-
 def if_stmt(test, true_fn, false_fn, values):
     """`if test:` -- tf.cond when `test` is a symbolic tensor, else a Python if."""
     if isinstance(test, SymbolicTensor):

@@ -351,8 +351,19 @@ class Iterator(object):
     def get_next(self, name=None):
         """The next element as graph tensors; running it past the end raises OutOfRangeError."""
         captures = self._dataset._captures() if self._one_shot else []
-        return record_structured(self._graph, self._next_values, "IteratorGetNext", captures,
-                                 self._spec, name)
+        return record_structured(self._recording_graph(), self._next_values, "IteratorGetNext",
+                                 captures, self._spec, name)
+
+    def _recording_graph(self):
+        """Where get_next records: the default graph when it is a loop body, cond branch or
+        function traced inside this iterator's graph (the element is then taken each time
+        that runs, as TF1's get_next inside a tf.while_loop), else this iterator's graph."""
+        if not context.state.building_graph:
+            return self._graph
+        current = graph = get_default_graph()
+        while current is not None and current is not self._graph:
+            current = getattr(current, "outer", None)
+        return graph if current is self._graph else self._graph
 
     def string_handle(self, name=None):
         """A string tensor naming this iterator, to feed to `from_string_handle`."""
