@@ -11,10 +11,7 @@ from tfcompat.keras import backend as K
 from tfcompat.keras import layers
 
 
-@pytest.fixture(autouse=True)
-def fresh_names():
-    K.clear_session()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_names")
 
 
 def test_input_and_functional_model():

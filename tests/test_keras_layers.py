@@ -8,16 +8,12 @@ import torch
 import tfcompat as tf
 import tfcompat.keras  # noqa: F401
 import tfcompat.layers  # noqa: F401
-from tfcompat.keras import backend as K
 from tfcompat.keras import layers
 
 RNG = np.random.RandomState(0)
 
 
-@pytest.fixture(autouse=True)
-def fresh_names():
-    K.clear_session()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_names")
 
 
 def value(t):

@@ -9,10 +9,7 @@ from tfcompat.keras import backend as K
 from tfcompat.keras import layers
 
 
-@pytest.fixture(autouse=True)
-def fresh_names():
-    K.clear_session()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_names")
 
 
 class Block(tf.keras.Model):

@@ -17,10 +17,7 @@ RNG = np.random.RandomState(0)
 V1, V2 = tf.compat.v1.keras.layers, tf.compat.v2.keras.layers
 
 
-@pytest.fixture(autouse=True)
-def fresh_names():
-    K.clear_session()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_names")
 
 
 @pytest.fixture

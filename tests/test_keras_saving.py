@@ -7,15 +7,11 @@ import numpy as np
 import pytest
 
 import tfcompat as tf
-from tfcompat.keras import backend as K
 
 keras = tf.keras
 
 
-@pytest.fixture(autouse=True)
-def fresh_names():
-    K.clear_session()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_names")
 
 
 def _data(n=32):

@@ -16,17 +16,13 @@ from hypothesis import strategies as st
 
 import tfcompat as tf
 from tfcompat.framework import errors
-from tfcompat.keras import backend as K
 from tfcompat.keras.saving import saved_model
 from tfcompat.keras.utils.generic_utils import func_dump
 
 keras = tf.keras
 
 
-@pytest.fixture(autouse=True)
-def fresh_names():
-    K.clear_session()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_names")
 
 
 MODES = {"eager": contextlib.nullcontext, "graph": lambda: tf.Graph().as_default()}
