@@ -324,8 +324,8 @@ def test_segment_ids_and_row_splits():
     assert ids.numpy().tolist() == [0, 0, 0, 2, 2, 3, 4, 4, 4] and ids.dtype == tf.int64
     splits = tf.ragged.segment_ids_to_row_splits([0, 0, 0, 2, 2, 3, 4, 4, 4])
     assert splits.numpy().tolist() == [0, 3, 3, 5, 6, 9]
-    assert tf.ragged.segment_ids_to_row_splits([0, 1], num_segments=4,
-                                               out_type=tf.int32).numpy().tolist() == [0, 1, 2, 2, 2]
+    padded = tf.ragged.segment_ids_to_row_splits([0, 1], num_segments=4, out_type=tf.int32)
+    assert padded.numpy().tolist() == [0, 1, 2, 2, 2] and padded.dtype == tf.int32
 
 
 def test_map_flat_values_like_tf_docs():
@@ -435,3 +435,26 @@ def test_ragged_stack_and_concat_like_tf_docs():
 def test_tf_shape_of_ragged_names_dynamic_ragged_shape():
     with pytest.raises(NotImplementedError, match="DynamicRaggedShape"):
         tf.shape(tf.ragged.constant([[1], []]))
+
+
+def test_graph_mode_factories_reductions_and_joins():
+    graph = tf.Graph()
+    with graph.as_default():
+        values = v1.placeholder(tf.int32, [None])
+        splits = v1.placeholder(tf.int64, [None])
+        rt = tf.RaggedTensor.from_row_splits(values, splits)
+        fetches = [tf.RaggedTensor.from_value_rowids(values, [0, 0, 2]).to_tensor(),
+                   tf.RaggedTensor.from_row_lengths(values, [2, 0, 1]).to_tensor(),
+                   tf.reduce_mean(rt, axis=0), rt.to_sparse().indices, rt.bounding_shape(),
+                   tf.concat([rt, rt], 1).to_tensor(), tf.ragged.range(values).to_tensor(),
+                   tf.ragged.constant([[1, 2], [3]])[0]]
+        with pytest.raises(NotImplementedError, match="number of rows is not known"):
+            rt[0]
+        with pytest.raises(NotImplementedError, match="graph"):
+            tf.ragged.constant([[1, 2], [3]])[:, :1]
+        with v1.Session() as sess:
+            out = sess.run(fetches, {values: [1, 2, 3], splits: [0, 2, 2, 3]})
+    assert [o.tolist() for o in out] == [
+        [[1, 2], [0, 0], [3, 0]], [[1, 2], [0, 0], [3, 0]], [2.0, 2.0],
+        [[0, 0], [0, 1], [2, 0]], [3, 2], [[1, 2, 1, 2], [0, 0, 0, 0], [3, 3, 0, 0]],
+        [[0, 0, 0], [0, 1, 0], [0, 1, 2]], [1, 2]]

@@ -987,8 +987,16 @@ def _segment_input(data, segment_ids, op_type, sorted_ids):
 
 
 def _num_segments(num_segments):
-    return int(to_torch(num_segments).item()) if is_tensor_value(num_segments) \
-        else int(num_segments)
+    """An int; for a graph's fake tensor (num_segments computed in the graph) its value as
+    a symbolic size."""
+    if isinstance(num_segments, (int, np.integer)):
+        return int(num_segments)
+    n = to_torch(num_segments)
+    if not isinstance(n, FakeTensor):
+        return int(n.item())
+    size = n.item()
+    torch._check(size >= 0)
+    return size
 
 
 def _dropped_to_spare(ids, num):

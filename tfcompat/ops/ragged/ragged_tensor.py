@@ -51,7 +51,26 @@ def _rowids(splits, nvals=None):
         return torch.repeat_interleave(torch.arange(lengths.shape[0], dtype=splits.dtype,
                                                     device=splits.device), lengths)
     positions = torch.arange(nvals, dtype=splits.dtype, device=splits.device)
-    return (torch.searchsorted(splits, positions, right=True) - 1).to(splits.dtype)
+    return (torch.searchsorted(splits.contiguous(), positions, right=True) - 1).to(splits.dtype)
+
+
+def _longest(lengths):
+    """The largest of `lengths`, 0 when there are none (no test of a graph's symbolic
+    size)."""
+    return torch.cat([lengths.new_zeros(1), lengths]).max()
+
+
+def _symbolic_size(t):
+    """The value of a graph's fake scalar tensor as a size (a symbolic int known >= 0)."""
+    size = t.item()
+    torch._check(size >= 0)
+    return size
+
+
+def _counts(ids, n):
+    """How many of `ids` are each of 0..n-1 (`n` may be a graph's symbolic size)."""
+    return torch.zeros(n, dtype=ids.dtype, device=ids.device).index_add(
+        0, ids.long(), torch.ones_like(ids))
 
 
 def _splits_of_lengths(lengths):
@@ -69,12 +88,12 @@ def _check_rank_1(t, what):
         raise ValueError("Shape must be rank 1 but is rank %d for '%s'" % (t.ndim, what))
 
 
-def _check_nvals(splits, nvals):
+def _check_nvals(described, nvals):
     """TF's `_from_row_partition` check: the partition covers exactly the values."""
-    if _concrete(splits) and int(splits[-1]) != int(nvals):
+    if int(described) != int(nvals):
         raise errors.InvalidArgumentError(
             "Arguments to _from_row_partition do not form a valid RaggedTensor: the row "
-            "partition describes %d values but there are %d" % (int(splits[-1]), int(nvals)))
+            "partition describes %d values but there are %d" % (int(described), int(nvals)))
 
 
 def _monotonic(t):
@@ -93,7 +112,7 @@ def _from_row_splits_op(row_splits, nvals, validate):
             raise _invalid("from_row_splits", ":zero")
         if not _monotonic(splits):
             raise _invalid("from_row_splits", ":monotonic")
-        _check_nvals(splits, to_torch(nvals))
+        _check_nvals(splits[-1], to_torch(nvals))
     return splits.clone()
 
 
@@ -101,11 +120,11 @@ def _from_row_splits_op(row_splits, nvals, validate):
 def _from_row_lengths_op(row_lengths, nvals, validate):
     lengths = to_torch(row_lengths)
     _check_rank_1(lengths, "row_lengths")
-    if validate and _concrete(lengths) and bool((lengths < 0).any()):
-        raise _invalid("from_row_lengths", "", "RowPartition")
     splits = _splits_of_lengths(lengths)
-    if validate:
-        _check_nvals(splits, to_torch(nvals))
+    if validate and _concrete(lengths):
+        if bool((lengths < 0).any()):
+            raise _invalid("from_row_lengths", "", "RowPartition")
+        _check_nvals(splits[-1], to_torch(nvals))
     return splits
 
 
@@ -125,12 +144,11 @@ def _from_row_starts_op(row_starts, nvals, validate):
 def _from_row_limits_op(row_limits, nvals, validate):
     limits = to_torch(row_limits)
     _check_rank_1(limits, "row_limits")
+    splits = torch.cat([torch.zeros(1, dtype=limits.dtype, device=limits.device), limits])
     if validate and _concrete(limits):
         if limits.shape[0] and int(limits[0]) < 0 or not _monotonic(limits):
             raise _invalid("from_row_limits", "")
-    splits = torch.cat([torch.zeros(1, dtype=limits.dtype, device=limits.device), limits])
-    if validate:
-        _check_nvals(splits, to_torch(nvals))
+        _check_nvals(splits[-1], to_torch(nvals))
     return splits
 
 
@@ -140,15 +158,14 @@ def _from_value_rowids_op(value_rowids, nrows, nvals, validate):
     _check_rank_1(rowids, "value_rowids")
     count = (rowids[-1] + 1 if rowids.shape[0] else rowids.new_zeros(())) if nrows is None \
         else to_torch(nrows)
-    n = int(count) if _concrete(rowids) else count.item()
+    n = int(count) if _concrete(rowids) else _symbolic_size(count)
     if validate and _concrete(rowids):
         if rowids.shape[0] and (int(rowids[0]) < 0 or int(rowids[-1]) >= n) or \
                 not _monotonic(rowids) or n < 0:
             raise _invalid("from_value_rowids", "")
-        _check_nvals(rowids.new_tensor([0, rowids.shape[0]]), to_torch(nvals))
-    counts = torch.bincount(rowids.long(), minlength=n)[:n] if rowids.shape[0] else \
-        torch.zeros(n, dtype=torch.long, device=rowids.device)
-    return _splits_of_lengths(counts.to(rowids.dtype))
+        _check_nvals(rowids.shape[0], to_torch(nvals))
+    positions = torch.arange(n + 1, dtype=rowids.dtype, device=rowids.device)
+    return torch.searchsorted(rowids.contiguous(), positions).to(rowids.dtype)  # ids < i
 
 
 @op(graph_name="RaggedFromUniformRowLength")
@@ -215,7 +232,7 @@ def _coordinates(nested_splits):
         coords = [c[rowids] for c in coords]
         coords.append(torch.arange(rowids.shape[0], device=splits.device) - splits[rowids])
         lengths = _lengths(splits)
-        sizes.append(lengths.max() if lengths.shape[0] else 0)
+        sizes.append(_longest(lengths))
     return coords, sizes
 
 
@@ -249,6 +266,9 @@ def _to_tensor_op(flat_values, nested_row_splits, default_value, shape):
         values = _fit(_take(values, keep), inner_target)
         inner = inner_target
     if isinstance(values, np.ndarray):
+        if not concrete:
+            raise NotImplementedError("RaggedTensor.to_tensor of strings in a graph is not "
+                                      "implemented by tfcompat (run it eagerly)")
         fill = b"" if default_value is None else to_torch(default_value, dtypes.string)
         out = np.empty(sizes + inner, dtype=object)
         out[...] = fill
@@ -311,11 +331,10 @@ def _to_sparse_op(flat_values, nested_row_splits):
         per_value = inner_index.shape[0]
         outer = torch.stack(coords, 1).repeat_interleave(per_value, 0)
         indices = torch.cat([outer, inner_index.repeat(len(coords[0]), 1)], 1)
-        values = values.reshape(-1) if not isinstance(values, np.ndarray) else \
-            values.reshape(-1)
+        values = values.reshape(-1)
     else:
         indices = torch.stack(coords, 1)
-    shape = torch.tensor([int(s) for s in sizes] + inner, dtype=torch.int64)
+    shape = torch.stack([torch.as_tensor(s, dtype=torch.int64) for s in sizes + inner])
     return indices.long(), values, shape
 
 
@@ -785,8 +804,7 @@ class RaggedTensor(object):
 def _longest_op(lengths, out_type):
     """The longest of `lengths` as `out_type` (0 for no rows)."""
     t = to_torch(lengths)
-    longest = t.max() if t.shape[0] else t.new_zeros(())
-    return longest.to(out_type.torch_dtype)
+    return _longest(t).to(out_type.torch_dtype)
 
 
 def _formatter(x):

@@ -5,7 +5,8 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.ops import convert_to_tensor, op, to_torch
-from tfcompat.ops.ragged.ragged_tensor import _concrete, _rowids, _splits_of_lengths
+from tfcompat.ops.ragged.ragged_tensor import (_concrete, _counts, _rowids, _splits_of_lengths,
+                                               _symbolic_size)
 
 
 def _int_vector(value, what, dtype_hint):
@@ -29,11 +30,11 @@ def _row_splits_op(segment_ids, num_segments, out_type):
         count = ids[-1] + 1 if ids.shape[0] else ids.new_zeros(())
     else:
         count = to_torch(num_segments).long()
-    n = int(count) if _concrete(ids) else count.item()
+    n = int(count) if _concrete(ids) else _symbolic_size(count)
     if _concrete(ids) and ids.shape[0] and (int(ids.min()) < 0 or int(ids.max()) >= n):
         raise errors.InvalidArgumentError("segment_ids must be in [0, num_segments=%d), got %s"
                                           % (n, ids.tolist()))
-    counts = torch.bincount(ids, minlength=n) if ids.shape[0] else ids.new_zeros(n)
+    counts = _counts(ids, n)
     return _splits_of_lengths(counts).to(out_type.torch_dtype)
 
 
