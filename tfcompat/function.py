@@ -426,6 +426,11 @@ class Function(types_core.PolymorphicFunction):
         self._reduce_retracing = reduce_retracing
         self._name = name or getattr(python_function, "__name__", "function")
         self._signature = _python_signature(python_function)
+        parameters = list(self._signature.parameters.values())
+        self._all_positional_parameters = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                         for p in parameters)
+        self._defaults = [p.default for p in parameters]
+        self._required = sum(p.default is p.empty for p in parameters)
         self._first_traces = function_types.FunctionCache()
         self._later_traces = None      # where the first trace created variables
         self._bound = weakref.WeakKeyDictionary()
@@ -478,8 +483,8 @@ class Function(types_core.PolymorphicFunction):
         """The trace that calls with these arguments (tensors or TensorSpecs) run; traced
         now if there is none. With an input_signature, its one trace."""
         if self._input_signature is not None:
-            return self._concrete(self._call_type(list(self._input_signature), {}))
-        return self._concrete(self._call_type(args, kwargs))
+            return self._concrete(self._call_types(list(self._input_signature)))
+        return self._concrete(self._call_types(self._call_values(args, kwargs)))
 
     def _concrete_and_inputs(self, args, kwargs):
         """The trace a call runs and the call's tensors that it takes."""
@@ -487,44 +492,47 @@ class Function(types_core.PolymorphicFunction):
             concrete = self.get_concrete_function()
             values = self._bind_to_signature(args, kwargs)
         else:
-            concrete = self._concrete(self._call_type(args, kwargs))
-            values = [_numpy_as_tensors(value)
-                      for value in self._bound_arguments(args, kwargs).arguments.values()]
+            values = self._call_values(args, kwargs)
+            concrete = self._concrete(self._call_types(values))
         inputs = [tensor for parameter, value in
                   zip(concrete.function_type.parameters.values(), values)
                   for tensor in parameter.type_constraint.to_tensors(value)]
         return concrete, inputs
 
-    def _concrete(self, call_type):
-        concrete = self._traces().lookup(call_type)
-        return concrete if concrete is not None else self._traced(call_type)
+    def _concrete(self, call_types):
+        concrete = self._traces().lookup(call_types)
+        return concrete if concrete is not None else self._traced(call_types)
 
-    def _bound_arguments(self, args, kwargs):
-        bound = self._signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return bound
+    def _call_values(self, args, kwargs):
+        """The call's value of each parameter, defaults included, in the signature's order,
+        numpy arrays as tensors (a call of positional arguments skips inspect's binding)."""
+        if not kwargs and self._all_positional_parameters and \
+                self._required <= len(args) <= len(self._defaults):
+            values = list(args) + self._defaults[len(args):]
+        else:
+            bound = self._signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = list(bound.arguments.values())
+        return [_numpy_as_tensors(value) for value in values]
 
-    def _call_type(self, args, kwargs):
-        """The FunctionType of a call: each parameter's TraceType."""
+    def _call_types(self, values):
+        """Each parameter's TraceType for a call: what the trace cache is keyed by."""
         context = trace_type.InternalTracingContext()
-        return function_types.FunctionType([
-            function_types.Parameter(name, self._signature.parameters[name].kind, False,
-                                     trace_type.from_value(_numpy_as_tensors(value), context))
-            for name, value in self._bound_arguments(args, kwargs).arguments.items()])
+        return tuple(trace_type.from_value(value, context) for value in values)
 
     def _traces(self):
         return self._later_traces if self._later_traces is not None else self._first_traces
 
-    def _traced(self, call_type):
-        """The trace for a call of `call_type`, made once: like TF's, a Function traces
+    def _traced(self, call_types):
+        """The trace for a call of `call_types`, made once: like TF's, a Function traces
         under its lock, so threads calling it at once with a new type share one trace."""
         with self._lock:
-            concrete = self._traces().lookup(call_type)
+            concrete = self._traces().lookup(call_types)
             if concrete is not None:
                 return concrete
             first = not len(self._first_traces) and self._later_traces is None
             traces = self._traces()
-            trace_as = traces.generalize(call_type) if self._reduce_retracing else call_type
+            trace_as = traces.generalize(call_types) if self._reduce_retracing else call_types
             with _VariableCreations(allowed=self._later_traces is None) as created:
                 concrete = self._trace(trace_as)
             traces.add(trace_as, concrete)
@@ -533,7 +541,7 @@ class Function(types_core.PolymorphicFunction):
                                  "decorated with tf.function.")
             if created.count:
                 self._later_traces = function_types.FunctionCache()
-                return self._traced(call_type)
+                return self._traced(call_types)
             return concrete
 
     def _bind_to_signature(self, args, kwargs):
@@ -541,7 +549,7 @@ class Function(types_core.PolymorphicFunction):
         TensorSpec becomes a tensor); like TF 2.15, a TypeError if one does not fit its spec
         or the structure differs."""
         try:
-            values = list(self._bound_arguments(args, kwargs).arguments.values())
+            values = self._call_values(args, kwargs)
             if len(values) != len(self._input_signature):
                 raise TypeError("%d arguments for an input_signature of %d"
                                 % (len(values), len(self._input_signature)))
@@ -551,7 +559,12 @@ class Function(types_core.PolymorphicFunction):
             raise TypeError("Binding inputs to tf.function `%s` failed due to `%s`"
                             % (self._name, error))
 
-    def _trace(self, function_type):
+    def _trace(self, call_types):
+        """Trace with each parameter's `placeholder_value`; its FunctionType pairs the
+        parameters with `call_types`."""
+        function_type = function_types.FunctionType([
+            function_types.Parameter(p.name, p.kind, False, constraint)
+            for p, constraint in zip(self._signature.parameters.values(), call_types)])
         graph = FuncGraph(self._name)
         arguments = collections.OrderedDict()
         placeholders = []

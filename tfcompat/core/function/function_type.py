@@ -28,12 +28,6 @@ class Parameter(inspect.Parameter):
     def type_constraint(self):
         return None if self.annotation is self.empty else self.annotation
 
-    def is_subtype_of(self, other):
-        return (self.name, self.kind) == (other.name, other.kind) and (
-            other.type_constraint is None or (
-                self.type_constraint is not None and
-                self.type_constraint.is_subtype_of(other.type_constraint)))
-
 
 @tf_export("types.experimental.FunctionType")
 class FunctionType(inspect.Signature):
@@ -54,67 +48,58 @@ class FunctionType(inspect.Signature):
     def output(self):
         return None if self.return_annotation is self.empty else self.return_annotation
 
-    def is_supertype_of(self, other):
-        """True if calls of type `other` can run a trace of this type."""
-        return len(self.parameters) == len(other.parameters) and all(
-            theirs.is_subtype_of(mine)
-            for mine, theirs in zip(self.parameters.values(), other.parameters.values()))
-
-    def most_specific_common_supertype(self, others):
-        """The FunctionType whose parameters' types are the most specific common supertypes
-        of this one's and `others`', or None if a parameter has none."""
-        parameters = []
-        for i, mine in enumerate(self.parameters.values()):
-            theirs = [list(other.parameters.values())[i] for other in others
-                      if len(other.parameters) == len(self.parameters)]
-            if len(theirs) != len(others) or any(
-                    (p.name, p.kind) != (mine.name, mine.kind) for p in theirs):
-                return None
-            supertype = mine.type_constraint.most_specific_common_supertype(
-                [p.type_constraint for p in theirs])
-            if supertype is None:
-                return None
-            parameters.append(Parameter(mine.name, mine.kind, mine.optional, supertype))
-        return FunctionType(parameters)
-
     def __repr__(self):
         return "FunctionType(parameters=%r, captures=%r)" % (
             list(self.parameters.values()), self._captures)
 
 
 class FunctionCache(object):
-    """tf.function's traces by FunctionType, looked up as TF 2.15's FunctionCache: an equal
-    type first, else the most specific cached supertype of the call's type."""
+    """tf.function's traces by the TraceTypes of a call's parameters (a tuple, in the
+    signature's order), looked up as TF 2.15's FunctionCache: equal types first, else the
+    most specific cached types that the call's are subtypes of."""
 
     def __init__(self):
         self._traces = {}
 
-    def lookup(self, function_type):
-        trace = self._traces.get(function_type)
+    def lookup(self, call_types):
+        trace = self._traces.get(call_types)
         if trace is not None:
             return trace
         best = None
         for cached in self._traces:
-            if cached.is_supertype_of(function_type) and (
-                    best is None or best.is_supertype_of(cached)):
+            if _all_subtypes(call_types, cached) and (
+                    best is None or _all_subtypes(cached, best)):
                 best = cached
         return None if best is None else self._traces[best]
 
-    def generalize(self, function_type):
-        """The type a `reduce_retracing` function traces for a call of `function_type`: the
-        most specific common supertype of it and each cached type that has one."""
-        relaxed = function_type
+    def generalize(self, call_types):
+        """The types a `reduce_retracing` function traces a call of `call_types` with: the
+        most specific common supertype of them and of each cached tuple that has one."""
+        relaxed = call_types
         for cached in self._traces:
-            supertype = relaxed.most_specific_common_supertype([cached])
-            if supertype is not None:
-                relaxed = supertype
+            supertypes = _common_supertypes(relaxed, cached)
+            if supertypes is not None:
+                relaxed = supertypes
         return relaxed
 
-    def add(self, function_type, trace):
-        self._traces[function_type] = trace
+    def add(self, call_types, trace):
+        self._traces[call_types] = trace
 
     def values(self):
         return list(self._traces.values())
 
     def __len__(self):
         return len(self._traces)
+
+
+def _all_subtypes(types, supertypes):
+    return len(types) == len(supertypes) and all(
+        mine.is_subtype_of(theirs) for mine, theirs in zip(types, supertypes))
+
+
+def _common_supertypes(types, others):
+    if len(types) != len(others):
+        return None
+    supertypes = tuple(mine.most_specific_common_supertype([theirs])
+                       for mine, theirs in zip(types, others))
+    return None if any(supertype is None for supertype in supertypes) else supertypes

@@ -25,8 +25,13 @@ class InternalPlaceholderContext(PlaceholderContext):
         self.name = name
 
 
+_LITERAL_TYPES = frozenset((int, float, bool, str, bytes, type(None)))
+
+
 def from_value(value, context=None):
     """The TraceType of a tf.function argument."""
+    if type(value) in _LITERAL_TYPES:       # what weakref.ref refuses below, without trying
+        return Literal(value)
     context = context if context is not None else InternalTracingContext()
     if hasattr(type(value), "__tf_tracing_type__"):     # a class itself is not an instance
         return value.__tf_tracing_type__(context)
