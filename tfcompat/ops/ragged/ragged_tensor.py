@@ -236,10 +236,9 @@ def _coordinates(nested_splits):
     return coords, sizes
 
 
-def _fit(values, inner_shape):
-    """Crop or pad (with nothing set: the caller fills) each inner dim of `values`."""
-    index = tuple(slice(0, s) for s in inner_shape)
-    return values[(slice(None),) + index]
+def _cropped(values, inner_shape):
+    """`values` cut to at most `inner_shape` in each inner dim (padding is the caller's)."""
+    return values[(slice(None),) + tuple(slice(0, s) for s in inner_shape)]
 
 
 @op(graph_name="RaggedTensorToTensor")
@@ -263,7 +262,7 @@ def _to_tensor_op(flat_values, nested_row_splits, default_value, shape):
         for c, size in zip(coords, sizes):
             keep &= c < size
         coords = [c[keep] for c in coords]
-        values = _fit(_take(values, keep), inner_target)
+        values = _cropped(_take(values, keep), inner_target)
         inner = inner_target
     if isinstance(values, np.ndarray):
         if not concrete:
@@ -423,9 +422,7 @@ class RaggedTensor(object):
     is TF's internal one.
     """
 
-    def __init__(self, values, row_splits, cached_row_lengths=None,
-                 cached_value_rowids=None, cached_nrows=None, internal=False,
-                 uniform_row_length=None):
+    def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the "
                              "factory methods instead (e.g., RaggedTensor.from_row_lengths())")

@@ -1,6 +1,5 @@
 """`tf.ragged.row_splits_to_segment_ids` / `segment_ids_to_row_splits` (TF's
 tensorflow/python/ops/ragged/segment_id_ops.py)."""
-import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors
