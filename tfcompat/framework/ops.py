@@ -447,7 +447,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
     return EagerTensor(t)
 
 
-@tf_export(v1=["convert_to_tensor_v2"], v2=["convert_to_tensor"])
+@tf_export(v2=["convert_to_tensor"])
 def convert_to_tensor_v2(value, dtype=None, dtype_hint=None, name=None):
     return convert_to_tensor(value, dtype=dtype, name=name, dtype_hint=dtype_hint)
 

@@ -314,7 +314,6 @@ class TensorShape(object):
         return TensorShape, (self._dims,)
 
 
-@tf_export(v1=["unknown_shape"])
 def unknown_shape(rank=None, **kwargs):
     """A shape of unknown rank, or of known rank with all dimensions unknown."""
     rank = kwargs.pop("ndims", rank)
