@@ -441,3 +441,37 @@ def test_python_loops_with_continue_break_and_else_keep_python_semantics():
         return steps
 
     assert converter.convert(countdown)(5) == [4, 2, 0]
+
+
+def test_outputs_are_tensors_and_leaked_tensors_are_out_of_scope():
+    @tf.function
+    def outputs(x):
+        return None, 1 + 1, [x * 2.0, 3.5]
+
+    nothing, two, (doubled, constant) = outputs(tf.constant(1.5))
+    assert nothing is None          # None stays None; Python numbers become tensors, as in TF
+    assert two.dtype == tf.int32 and int(two) == 2
+    assert float(doubled) == 3.0 and constant.dtype == tf.float32
+
+    @tf.function
+    def returns_an_object():
+        return object()
+
+    with pytest.raises(TypeError, match="must return zero or more Tensors"):
+        returns_an_object()
+
+    leaked = []
+
+    @tf.function
+    def leaky(a):
+        leaked.append(a + 1)
+        return a + 2
+
+    assert int(leaky(tf.constant(1))) == 3
+
+    @tf.function
+    def uses_leaked(b):
+        return b + leaked[0]
+
+    with pytest.raises(TypeError, match="is out of scope and cannot be used here"):
+        uses_leaked(tf.constant(2))
