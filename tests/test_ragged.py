@@ -458,3 +458,24 @@ def test_graph_mode_factories_reductions_and_joins():
         [[1, 2], [0, 0], [3, 0]], [[1, 2], [0, 0], [3, 0]], [2.0, 2.0],
         [[0, 0], [0, 1], [2, 0]], [3, 2], [[1, 2, 1, 2], [0, 0, 0, 0], [3, 3, 0, 0]],
         [[0, 0, 0], [0, 1, 0], [0, 1, 2]], [1, 2]]
+
+
+def test_ragged_boolean_mask_like_tf_docs():
+    T, F = True, False
+    masked = tf.ragged.boolean_mask(data=[[1, 2, 3], [4, 5, 6], [7, 8, 9]],
+                                    mask=[[T, F, T], [F, F, F], [T, F, F]])
+    assert masked.to_list() == [[1, 3], [], [7]]
+    rt = tf.ragged.constant([[1, 2, 3], [4], [5, 6]])
+    assert tf.ragged.boolean_mask(rt, tf.ragged.constant([[F, F, T], [F], [T, T]])).to_list() \
+        == [[3], [], [5, 6]]
+    assert tf.ragged.boolean_mask(rt, tf.ragged.constant([T, F, T])).to_list() == [[1, 2, 3],
+                                                                                  [5, 6]]
+    assert tf.ragged.boolean_mask([1, 2, 3], [T, F, T]).numpy().tolist() == [1, 3]
+    assert v2.boolean_mask(rt, [T, F, T]).to_list() == [[1, 2, 3], [5, 6]]   # dispatched
+    nested = tf.ragged.constant([[[1, 2], [3]], [[4]]])
+    assert tf.ragged.boolean_mask(nested, tf.ragged.constant([[[T, F], [T]], [[F]]])).to_list() \
+        == [[[1], [3]], [[]]]
+    with pytest.raises(errors.InvalidArgumentError, match="identical ragged splits"):
+        tf.ragged.boolean_mask(rt, tf.ragged.constant([[F, T], [F], [T, T, T]]))
+    with pytest.raises(ValueError, match="not bool"):
+        tf.ragged.boolean_mask(rt, tf.ragged.constant([[1, 0, 1], [1], [0, 0]]))

@@ -1254,13 +1254,17 @@ def _boolean_mask(tensor, mask, axis):
     return _restore(t[(builtins.slice(None),) * a + (m.to(t.device),)], table)
 
 
-@op(v2=["boolean_mask"], graph_name="BooleanMask")
+@tf_export(v2=["boolean_mask"])
+@dispatch.add_dispatch_support
+@op(graph_name="BooleanMask")
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """TF2 `tf.boolean_mask`: like numpy's `tensor[mask]`, starting at `axis`."""
     return _boolean_mask(tensor, mask, axis)
 
 
-@op(v1=["boolean_mask"], graph_name="BooleanMask")
+@tf_export(v1=["boolean_mask"])
+@dispatch.add_dispatch_support
+@op(graph_name="BooleanMask")
 def boolean_mask_v1(tensor, mask, name="boolean_mask", axis=None):
     """TF1 `tf.boolean_mask(tensor, mask, name, axis)`."""
     return _boolean_mask(tensor, mask, axis)
