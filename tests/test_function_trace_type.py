@@ -151,6 +151,14 @@ def test_input_signature_traces_once_and_rejects_what_does_not_fit():
     assert next_collatz.get_concrete_function() is \
         next_collatz.get_concrete_function(tf.TensorSpec([None], tf.int32))
 
+    @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+    def not_called(v):
+        return v
+
+    assert not_called.pretty_printed_concrete_signatures(verbose=False) == (
+        "(v: TensorSpec(shape=(2,), dtype=tf.float32, name=None)) -> "
+        "TensorSpec(shape=(2,), dtype=tf.float32, name=None)")
+
 
 def test_concrete_function_calls_printing_and_function_type():
     @tf.function

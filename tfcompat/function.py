@@ -581,7 +581,10 @@ class Function(types_core.PolymorphicFunction):
         return ConcreteFunction(graph, placeholders, outputs, function_type, self._signature)
 
     def pretty_printed_concrete_signatures(self, verbose=True):
-        """Each trace's `pretty_printed_signature`, in tracing order (TF 2.13+ format)."""
+        """Each trace's `pretty_printed_signature`, in tracing order (TF 2.13+ format); a
+        function with an input_signature is traced for it first, as in TF."""
+        if self._input_signature is not None:
+            self.get_concrete_function()
         return ("\n\n" if verbose else "\n").join(
             concrete.pretty_printed_signature(verbose) for concrete in self._all_traces())
 
