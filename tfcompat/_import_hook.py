@@ -20,6 +20,9 @@ import sys
 import types
 
 from tfcompat import _api, config
+import tfcompat
+import tfcompat
+import tfcompat
 
 _ROOT = "tensorflow"
 
@@ -173,7 +176,6 @@ class _TensorFlowModule(_api.Namespace):
         return _api._winner("version.VERSION", _api.api_version())
 
     def __getattr__(self, attr):
-        import tfcompat
         if attr.startswith("__"):
             raise AttributeError("module 'tensorflow' has no attribute %r" % attr)
         value = getattr(tfcompat, attr)
@@ -181,7 +183,6 @@ class _TensorFlowModule(_api.Namespace):
         return value
 
     def __dir__(self):
-        import tfcompat
         return sorted(set(dir(tfcompat)) | set(self.__dict__))
 
 
@@ -189,7 +190,6 @@ def _root_module():
     """The one `tensorflow` module of this process."""
     module = _root_module.made
     if module is None:
-        import tfcompat
         module = _root_module.made = _TensorFlowModule(_ROOT, tfcompat.__doc__)
         module.__dict__.update(_tf_prefix="tf", _api_version=None, _all_missing_are_tf=False,
                                __path__=[], __file__=tfcompat.__file__)

@@ -14,9 +14,10 @@ import sys
 import traceback
 
 import tfcompat
-from tfcompat import _api, _dependencies, _import_hook, _scan
+from tfcompat import _api, _dependencies, _import_hook, _scan, check
 from tfcompat._scan import MODE_ENV, choose
 from tfcompat.framework import context
+from tfcompat.client import session
 
 USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
                                          run a TensorFlow script on PyTorch
@@ -145,7 +146,6 @@ def run(path, args=(), module=None):
 
 
 def _explain_compile_at_exit():
-    from tfcompat.client import session
     os.environ[session.EXPLAIN_ENV] = "1"
     atexit.register(lambda: sys.stderr.write(session.compile_report()))
 
@@ -161,7 +161,6 @@ def main(argv=None):
         sys.stdout.write(USAGE)
         return 0
     if argv and argv[0] == "check":
-        from tfcompat import check
         return check.main(argv[1:])
     target = _scan.runner_target(argv)
     if target is None:

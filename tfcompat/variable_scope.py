@@ -24,7 +24,7 @@ import re
 import threading
 
 from tfcompat._api import export_constant, tf_export
-from tfcompat.framework import context, dtypes, ops
+from tfcompat.framework import context, dtypes, graph, ops
 from tfcompat.framework.tensor_shape import as_shape
 from tfcompat.ops import array_ops
 from tfcompat.ops.init_ops import GlorotUniform, Zeros
@@ -45,7 +45,6 @@ _eager_collections = {}
 def _collection_ref(key):
     """The default graph's collection list (eager: the process-wide eager one)."""
     if _state.building_graph:
-        from tfcompat.framework import graph
         return graph.get_collection_ref(key)
     return _eager_collections.setdefault(key, [])
 
@@ -440,7 +439,6 @@ def regularization_losses(scope=None):
     tensors are; `scope` is a regex matched against "<variable name>/Regularizer/".
     """
     if _state.building_graph:
-        from tfcompat.framework import graph
         return graph.get_collection(REGULARIZATION_LOSSES, scope)
     items = _collection_ref(REGULARIZATION_LOSSES)
     if scope is not None:
@@ -586,7 +584,6 @@ class VariableScope(object):
         """This scope's items of collection `name` (eager: none, as in TF)."""
         if not _state.building_graph:
             return []
-        from tfcompat.framework import graph
         return graph.get_collection(name, self._name + "/" if self._name else "")
 
     def trainable_variables(self):

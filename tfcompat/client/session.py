@@ -27,6 +27,8 @@ from tfcompat.framework.default_session import default_session_stack, swap_runni
 from tfcompat.framework.graph import (Operation, SymbolicTensor, get_default_graph, located_error,
                                      run_module)
 from tfcompat.framework.tensor import EagerTensor
+from tfcompat.ops.sparse_ops import SparseTensorValue
+from tfcompat import config
 
 class _Fetch(object):
     """The flat list of graph elements of a fetch structure, and how to rebuild it."""
@@ -92,7 +94,6 @@ def _rebuild_fetches(node, values):
         return cls(*[_rebuild_fetches(p, values) for p in payload])
     if kind == "dict":
         return cls((k, _rebuild_fetches(v, values)) for k, v in payload)
-    from tfcompat.ops.sparse_ops import SparseTensorValue
     return SparseTensorValue(*[_rebuild_fetches(p, values) for p in payload])
 
 
@@ -399,7 +400,6 @@ class Session(object):
         raise NotImplementedError("Session.partial_run_setup is not implemented by tfcompat")
 
     def list_devices(self):
-        from tfcompat import config
         return config.list_logical_devices()
 
     # ------------------------------------------------------------ lifecycle

@@ -39,6 +39,7 @@ from tfcompat.ops import array_ops, init_ops, math_ops, nn_ops
 from tfcompat.layers.rnn_cell_impl import BasicLSTMCell, GRUCell
 from tfcompat.trackable import tracking
 from tfcompat.variable_scope import get_variable, get_variable_scope, variable_scope
+from tfcompat.framework.graph import GraphKeys, get_default_graph
 
 CUDNN_RNN_UNIDIRECTION = "unidirectional"
 CUDNN_RNN_BIDIRECTION = "bidirectional"
@@ -140,7 +141,6 @@ def _cudnn_rnn(spec, x, params, states, sequence_lengths):
 
     if not context.state.building_graph:
         return ops.wrap(run(*[ops.to_torch(t) for t in tensors]))
-    from tfcompat.framework.graph import get_default_graph
     graph = get_default_graph()
     tensors = [ops.convert_to_tensor(t) for t in tensors]
     fake_x = tensors[0]._fake
@@ -366,7 +366,6 @@ class _CudnnRNN(layers_base.Layer):
                 index += 1
         self._saveable = tuple(saveables)
         if context.state.building_graph:
-            from tfcompat.framework.graph import GraphKeys, get_default_graph
             for saveable in saveables:
                 get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS, saveable)
 

@@ -11,8 +11,9 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.contrib import summary as contrib_summary
 from tfcompat.framework import context, dtypes
-from tfcompat.framework.ops import op, to_torch, variable_storage
+from tfcompat.framework.ops import init_scope, op, to_torch, variable_storage
 from tfcompat.keras import metrics as keras_metrics
+from tfcompat.variables import GLOBAL_VARIABLES, LOCAL_VARIABLES, Variable
 
 _state = context.state
 
@@ -35,8 +36,6 @@ class Metric(object):
         return list(self._vars)
 
     def add_variable(self, name, shape=(), dtype=dtypes.float32, initializer=None):
-        from tfcompat.framework.ops import init_scope
-        from tfcompat.variables import GLOBAL_VARIABLES, LOCAL_VARIABLES, Variable
         dtype = dtypes.as_dtype(dtype)
         value = np.zeros(shape, dtype=dtype.as_numpy_dtype)
         collections = [GLOBAL_VARIABLES if self._use_global_variables else LOCAL_VARIABLES,

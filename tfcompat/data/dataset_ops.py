@@ -44,7 +44,10 @@ from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.function import TensorSpec
-from tfcompat.ops.sparse_ops import SparseTensor
+from tfcompat.ops.sparse_ops import SparseTensor, SparseTensorValue
+from tfcompat.framework.graph import Graph
+from tfcompat.data.torch_bridge import TorchIterableDataset
+from tfcompat.io.tf_record import TFRecordWriter, read_records
 
 export_constant(AUTOTUNE, "data.AUTOTUNE", "data.experimental.AUTOTUNE")
 INFINITE = -1
@@ -242,7 +245,6 @@ def trace_function(fn, input_spec):
 
     This is how TF learns a function's output types; the function's Python code runs once.
     """
-    from tfcompat.framework.graph import Graph
     graph = Graph()
     with graph.as_default():
         args = map_structure(lambda s: _placeholder_for(graph, s), input_spec)
@@ -391,7 +393,6 @@ class Dataset(object):
         Elements come as nested structures of torch tensors (numpy arrays for strings and
         with `to_numpy=True`); use it with `torch.utils.data.DataLoader(ds, batch_size=None)`.
         """
-        from tfcompat.data.torch_bridge import TorchIterableDataset
         return TorchIterableDataset(self, to_numpy)
 
     # --- TF1 iterators
@@ -521,7 +522,6 @@ _END = object()
 
 def _to_numpy_leaf(leaf):
     if isinstance(leaf, SparseTensor):
-        from tfcompat.ops.sparse_ops import SparseTensorValue
         return SparseTensorValue(leaf.indices.numpy(), leaf.values.numpy(),
                                  leaf.dense_shape.numpy())
     return leaf.numpy()
@@ -1692,7 +1692,6 @@ class CacheDataset(Dataset):
             yield from _read_cache(path, self.element_spec)
             return
         tmp = path + ".tmp-%d" % os.getpid()
-        from tfcompat.io.tf_record import TFRecordWriter
         writer = TFRecordWriter(tmp)
         try:
             for element in self._inputs[0]._iter(env):
@@ -1752,7 +1751,6 @@ def _decode_leaf(data):
 
 
 def _read_cache(path, spec):
-    from tfcompat.io.tf_record import read_records
     flat_spec = flatten(spec)
     for record in read_records(path, None):
         parts, pos = [], 0

@@ -17,7 +17,7 @@ import time
 
 import torch
 
-from tfcompat.framework import context
+from tfcompat.framework import context, errors
 
 AUTOTUNE = -1
 _state = context.state
@@ -88,7 +88,6 @@ def parallelism(num_parallel_calls):
     if n == AUTOTUNE:
         return max(1, os.cpu_count() or 1)
     if n <= 0:
-        from tfcompat.framework import errors
         raise errors.InvalidArgumentError("num_parallel_calls must be positive or "
                                           "tf.data.AUTOTUNE, got %d" % n)
     return n

@@ -3,6 +3,7 @@ from tfcompat._api import tf_export
 from tfcompat.data.dataset_ops import Dataset
 from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
+from tfcompat.framework import errors
 
 
 @tf_export("data.experimental.map_and_batch")
@@ -74,7 +75,6 @@ class _IgnoreErrors(Dataset):
         return self._inputs[0].element_spec
 
     def _iter(self, env):
-        from tfcompat.framework import errors
         source = self._inputs[0]._iter(env)
         while True:
             try:

@@ -19,7 +19,8 @@ from tfcompat.framework import dtypes, errors
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.function import TensorSpec
 from tfcompat.io.gfile import _open_for_read
-from tfcompat.io.tf_record import TFRecordOptions, read_record_blocks
+from tfcompat.io.tf_record import TFRecordOptions, _open_records, read_record_blocks
+from tfcompat.ops import array_ops
 
 
 def _filenames_dataset(filenames):
@@ -39,7 +40,6 @@ def _filenames_dataset(filenames):
     if values.dtype is not dtypes.string:
         raise TypeError("`filenames` must be a string tensor, got %s" % values.dtype.name)
     if values.shape.rank == 0:
-        from tfcompat.ops import array_ops
         values = array_ops.reshape(values, [-1])
     return TensorSliceDataset(values)
 
@@ -187,7 +187,6 @@ class TextLineDataset(_FileDataset):
             _python_string(compression_type))
 
     def _records(self, filename):
-        from tfcompat.io.tf_record import _open_records
         name = filename.decode("utf-8") if isinstance(filename, bytes) else filename
         f = _open_records(name, self._compression, None)
         try:
@@ -216,7 +215,6 @@ class FixedLengthRecordDataset(_FileDataset):
             _python_string(compression_type))
 
     def _records(self, filename):
-        from tfcompat.io.tf_record import _open_records
         name = filename.decode("utf-8") if isinstance(filename, bytes) else filename
         if self._compression:
             f = _open_records(name, self._compression, None)

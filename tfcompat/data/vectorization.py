@@ -21,6 +21,8 @@ import torch
 import torch.fx
 
 from tfcompat.framework.graph import BoundOp, _Slot
+from tfcompat.framework import constant_op
+from tfcompat.ops import array_ops, math_ops
 
 # math_ops functions computed elementwise (with broadcasting) over their tensor arguments
 _ELEMENTWISE = (
@@ -34,8 +36,6 @@ _rules = {}
 def _rule_table():
     """op implementation -> factory(bound_op, batched flags) -> rule or None."""
     if not _rules:
-        from tfcompat.framework import constant_op
-        from tfcompat.ops import array_ops, math_ops
         for name in _ELEMENTWISE:
             fn = getattr(math_ops, name, None)
             impl = getattr(fn, "_tfcompat_impl", None)

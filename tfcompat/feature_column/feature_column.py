@@ -26,12 +26,15 @@ from tfcompat.framework.graph import get_default_graph
 from tfcompat.framework.ops import op, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.ops import array_ops, math_ops
+from tfcompat.ops import array_ops, clip_ops, math_ops
 from tfcompat.ops import random_ops
 from tfcompat.ops.init_ops import Zeros
 from tfcompat.ops.sparse_ops import SparseTensor
-from tfcompat.variable_scope import get_variable, variable_scope
+from tfcompat.variable_scope import get_variable, get_variable_scope, variable_scope
 from tfcompat.variables import PartitionedVariable
+from tfcompat.io import parsing_ops
+from tfcompat.train import saver
+from tfcompat import variables
 
 _state = context.state
 
@@ -195,7 +198,6 @@ class NumericColumn(DenseColumn, collections.namedtuple(
 
     @property
     def parse_example_spec(self):
-        from tfcompat.io import parsing_ops
         return {self.key: parsing_ops.FixedLenFeature(self.shape, self.dtype,
                                                       self.default_value)}
 
@@ -376,11 +378,9 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
             dtype=dtypes.float32, initializer=self.initializer,
             trainable=self.trainable and trainable)
         if self.ckpt_to_load_from is not None:
-            from tfcompat.train import saver
             saver.init_from_checkpoint(self.ckpt_to_load_from,
                                        {self.tensor_name_in_ckpt: weights})
         if self.max_norm is not None:
-            from tfcompat.ops import clip_ops
             weights = clip_ops.clip_by_norm(weights, self.max_norm, axes=[1])
         return _combined_embeddings(weights, builder.get(self), self.combiner)
 
@@ -593,8 +593,6 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
 
 
 def _scope_variables():
-    from tfcompat.variable_scope import get_variable_scope
-    from tfcompat import variables
     prefix = get_variable_scope().name + "/"
     return [v for v in variables.global_variables() if v.op.name.startswith(prefix)]
 

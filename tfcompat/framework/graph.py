@@ -35,6 +35,7 @@ from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.default_session import session_for
+from tfcompat.framework.constant_op import constant
 
 # TF1's graph protos: the protobuf messages TensorFlow itself defines (tensorboard ships them).
 NodeDef = export_constant(node_def_pb2.NodeDef, v1=["NodeDef"])
@@ -1257,7 +1258,6 @@ def _differentiated_inputs(fx_graph, holders):
 
 
 def _unfed(tensor):
-    from tfcompat.framework import errors
     return errors.InvalidArgumentError(
         "You must feed a value for placeholder tensor '%s' with dtype %s%s" % (
             tensor.op.name, tensor.dtype.name,
@@ -1501,7 +1501,6 @@ class _Builder(object):
         graph = get_default_graph()
         tensor = graph._as_input(value)
         if tensor is None:
-            from tfcompat.framework.constant_op import constant
             try:
                 return constant(value, dtype=dtype if dtype is not None else
                                 (None if hint is None else dtypes.as_dtype(hint)),

@@ -27,6 +27,8 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.io.example_fast_parsing import parse_dense
 from tfcompat.ops.sparse_ops import SparseTensor
 from google.protobuf.message import DecodeError
+from tfcompat.io.gfile import _open_for_read, _open_for_write
+from tfcompat.framework.graph import get_default_graph
 
 _state = context.state
 
@@ -708,7 +710,6 @@ def read_file(filename, name=None):
     tensor, _ = string_input(filename, "filename")
 
     def read(value):
-        from tfcompat.io.gfile import _open_for_read
         with _open_for_read(flat_strings(value)[0]) as f:
             return (scalar_string(f.read()),)
     return run_op(read, "ReadFile", [tensor], [(dtypes.string, TensorShape([]))], name,
@@ -722,13 +723,11 @@ def write_file(filename, contents, name=None):
     data_t, _ = string_input(contents, "contents")
 
     def write(path, data):
-        from tfcompat.io.gfile import _open_for_write
         with _open_for_write(flat_strings(path)[0]) as f:
             f.write(flat_strings(data)[0])
         return ()
     if not _state.building_graph:
         write(to_torch(name_t), to_torch(data_t))
         return None
-    from tfcompat.framework.graph import get_default_graph
     return get_default_graph().record_custom(lambda p, d: write(p, d) and None, "WriteFile",
                                              [name_t, data_t], None, name)

@@ -20,6 +20,8 @@ import numpy as np
 from tfcompat._api import tf_export
 from tfcompat.framework import errors
 from tfcompat.io.crc32c import crc32c, masked_crc
+from tfcompat.io.gfile import _open_for_read, _open_for_write
+from tfcompat.framework.ops import to_torch
 
 _HEADER = struct.Struct("<QI")
 _FOOTER = struct.Struct("<I")
@@ -118,7 +120,6 @@ class TFRecordWriter(object):
     """`tf.io.TFRecordWriter(path, options=None)`: writes records (a context manager)."""
 
     def __init__(self, path, options=None):
-        from tfcompat.io.gfile import _open_for_write
         kind = _compression(options)
         raw = _open_for_write(path)
         if kind == "GZIP":
@@ -135,7 +136,6 @@ class TFRecordWriter(object):
         if isinstance(record, str):
             record = record.encode("utf-8")
         elif not isinstance(record, bytes):
-            from tfcompat.framework.ops import to_torch
             import numpy as np
             value = to_torch(record)
             if not isinstance(value, np.ndarray) or value.ndim != 0:
@@ -201,7 +201,6 @@ class _ZlibReader(io.RawIOBase):
 
 
 def _open_records(path, compression, buffer_size):
-    from tfcompat.io.gfile import _open_for_read
     raw = _open_for_read(path, buffering=buffer_size or 256 * 1024)
     if compression == "GZIP":
         return io.BufferedReader(_ZlibReader(raw, 16 + zlib.MAX_WBITS), 256 * 1024)

@@ -3,6 +3,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import ops
 from tfcompat.keras import backend
 from tfcompat.ops import math_ops, nn_ops
+from tfcompat.keras.utils.generic_utils import get_registered_object
 
 
 @tf_export("keras.activations.softmax")
@@ -116,7 +117,6 @@ def deserialize(name, custom_objects=None):
     if isinstance(name, dict):
         from tfcompat.keras.layers import deserialize as deserialize_layer
         return deserialize_layer(name, custom_objects=custom_objects)
-    from tfcompat.keras.utils.generic_utils import get_registered_object
     found = get_registered_object(name, custom_objects, _ACTIVATIONS)
     if found is None:
         raise ValueError("Unknown activation function: %s. Please ensure this object is "

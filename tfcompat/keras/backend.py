@@ -18,9 +18,20 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.ops import array_ops, math_ops, nn_ops, random_ops, sparse_ops
+from tfcompat.ops import (
+    array_ops, control_flow_ops, image_ops, logging_ops, math_ops, nn_ops, random_ops, sparse_ops)
 from tfcompat.client.session import Session
 from tfcompat.framework.default_session import get_default_session
+from tfcompat.framework.graph import (
+    get_default_graph, placeholder_with_default, reset_default_graph)
+from tfcompat.keras.engine import input_layer
+from tfcompat.variables import Variable, global_variables, variables_initializer
+from tfcompat.framework.constant_op import constant as tf_constant
+from tfcompat.keras.engine.input_layer import Input
+from tfcompat.ops.control_flow_ops import cond
+from tfcompat.eager import gradients_impl
+from tfcompat.keras.engine.base_layer import flatten as flat
+from tfcompat.keras.engine.network import Network
 
 _state = context.state
 _config = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
@@ -111,7 +122,6 @@ def _uid_key():
     built in an eager program too, e.g. by an Estimator); eager code (and Keras' own graph
     of functional-API tensors) shares one process-wide map."""
     if _state.building_graph or not _state.eager:
-        from tfcompat.framework.graph import get_default_graph
         graph = get_default_graph()
         if not getattr(graph, "keras_graph", False):
             return graph
@@ -157,13 +167,11 @@ def to_snake_case(name):
 def clear_session():
     """Forget layer-name uids, the learning phase and the Keras graph; TF1 graph mode: reset
     the default graph."""
-    from tfcompat.keras.engine import input_layer
     _uid_maps.clear()
     _graph_learning_phases.clear()
     del input_layer._keras_graph[:]
     del _learning_phase.value[:]
     if not _state.eager and not _state.graph_stack:
-        from tfcompat.framework.graph import reset_default_graph
         sessions = list(_sessions.values())
         _sessions.clear()
         for session in sessions:
@@ -181,7 +189,6 @@ def learning_phase():
         return _learning_phase.value[-1]
     if not _state.building_graph:
         return 0
-    from tfcompat.framework.graph import get_default_graph, placeholder_with_default
     graph = get_default_graph()
     if graph.building_function:
         return 0
@@ -227,14 +234,12 @@ def learning_phase_scope(value):
 def get_session(op_input_list=()):
     """TF1: the Keras session of the default graph (global variables initialized on first
     use); also inside `with tf.Graph().as_default():` in an eager program, as in TF 2."""
-    from tfcompat.framework.graph import get_default_graph
     if not _state.building_graph:
         raise RuntimeError("tf.keras.backend.get_session is not available when eager "
                            "execution is enabled (outside a `with tf.Graph().as_default():` "
                            "block).")
     if get_default_graph().building_function:
         raise RuntimeError("Cannot get session inside Tensorflow graph function.")
-    from tfcompat.variables import global_variables, variables_initializer
     default = get_default_session()
     if default is not None:
         session = default
@@ -259,7 +264,6 @@ def _initialize_variables(session, variables, variables_initializer):
 
 @tf_export(v1=["keras.backend.set_session"])
 def set_session(session):
-    from tfcompat.framework.graph import get_default_graph
     _sessions[get_default_graph()] = session
 
 
@@ -320,7 +324,6 @@ def batch_set_value(tuples):
 @tf_export("keras.backend.variable")
 def variable(value, dtype=None, name=None, constraint=None):
     """A variable holding `value` (numpy or Python), of `dtype` (default floatx)."""
-    from tfcompat.variables import Variable
     dtype = dtypes.as_dtype(dtype or floatx())
     if ops.is_tensor(value):
         return Variable(math_ops.cast(value, dtype), dtype=dtype, name=name,
@@ -333,7 +336,6 @@ def variable(value, dtype=None, name=None, constraint=None):
 
 @tf_export("keras.backend.constant")
 def constant(value, dtype=None, shape=None, name=None):
-    from tfcompat.framework.constant_op import constant as tf_constant
     return tf_constant(value, dtype=dtype or floatx(), shape=shape, name=name)
 
 
@@ -343,7 +345,6 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None, ragg
     if sparse or ragged:
         raise NotImplementedError("sparse and ragged Keras placeholders are not implemented "
                                   "by tfcompat")
-    from tfcompat.keras.engine.input_layer import Input
     if shape is None:
         shape = (None,) * ndim if ndim is not None else None
     if shape is None:
@@ -682,7 +683,6 @@ def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 def smart_cond(pred, true_fn, false_fn):
     """`true_fn()` / `false_fn()` for a Python bool; `tf.cond` for a boolean tensor."""
     if ops.is_tensor(pred):
-        from tfcompat.ops.control_flow_ops import cond
         return cond(pred, true_fn, false_fn)
     return true_fn() if pred else false_fn()
 
@@ -980,7 +980,6 @@ def moving_average_update(x, value, momentum):
 @tf_export("keras.backend.gradients")
 def gradients(loss, variables):
     """The gradients of `loss` with respect to `variables` (`tf.gradients`)."""
-    from tfcompat.eager import gradients_impl
     return gradients_impl.gradients(loss, variables, colocate_gradients_with_ops=True)
 
 
@@ -988,11 +987,9 @@ def gradients(loss, variables):
 def print_tensor(x, message=""):
     """`x`, printing `message` and its value to stdout when it is computed."""
     import sys
-    from tfcompat.ops import logging_ops
     if not _state.building_graph:
         logging_ops.print_v2(message, x, output_stream=sys.stdout)
         return x
-    from tfcompat.framework.graph import get_default_graph
     printed = logging_ops.print_v2(message, x, output_stream=sys.stdout)
     with get_default_graph().control_dependencies([printed]):
         return array_ops.identity(x)
@@ -1159,7 +1156,6 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation="ne
     rows, cols = _spatial_axes(4, data_format)
     if interpolation == "nearest":
         return repeat_elements(repeat_elements(x, height_factor, rows), width_factor, cols)
-    from tfcompat.ops import image_ops
     channels_first = rows == 2
     if channels_first:
         x = array_ops.transpose(x, [0, 2, 3, 1])
@@ -1182,19 +1178,16 @@ def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
 
 @tf_export("keras.backend.map_fn")
 def map_fn(fn, elems, name=None, dtype=None):
-    from tfcompat.ops import control_flow_ops
     return control_flow_ops.map_fn(fn, elems, name=name, dtype=dtype)
 
 
 @tf_export("keras.backend.foldl")
 def foldl(fn, elems, initializer=None, name=None):
-    from tfcompat.ops import control_flow_ops
     return control_flow_ops.foldl(fn, elems, initializer=initializer, name=name)
 
 
 @tf_export("keras.backend.foldr")
 def foldr(fn, elems, initializer=None, name=None):
-    from tfcompat.ops import control_flow_ops
     return control_flow_ops.foldr(fn, elems, initializer=initializer, name=name)
 
 
@@ -1215,7 +1208,6 @@ def function(inputs, outputs, updates=None, name=None, **kwargs):
     if unknown:
         raise ValueError("Invalid argument \"%s\" passed to K.function with TensorFlow backend"
                          % sorted(unknown)[0])
-    from tfcompat.keras.engine.base_layer import flatten as flat
     tensors = [t for t in flat([inputs, outputs]) if ops.is_tensor(t)]
     keras_graph = builtins.any(getattr(getattr(t, "graph", None), "keras_graph", False)
                       for t in tensors)
@@ -1233,7 +1225,6 @@ class _GraphFunction(object):
     """K.function over a TF1 graph: one `Session.run` per call."""
 
     def __init__(self, inputs, outputs, updates, feed_dict, fetches):
-        from tfcompat.framework.graph import get_default_graph
         if not isinstance(inputs, (list, tuple)):
             raise TypeError("`inputs` to a Keras backend function should be a list or tuple.")
         self.graph = get_default_graph()
@@ -1261,7 +1252,6 @@ class _EagerKerasFunction(object):
     `outputs`, called under the learning phase fed for a non-tensor input."""
 
     def __init__(self, inputs, outputs):
-        from tfcompat.keras.engine.network import Network
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         self.phase_positions = [i for i, x in enumerate(inputs) if not ops.is_tensor(x)]
         tensors = [x for x in inputs if ops.is_tensor(x)]

@@ -16,6 +16,7 @@ import numpy as np
 
 from tfcompat._api import tf_export
 from tfcompat.summary import summary_v2
+from tfcompat.keras import backend
 
 _logger = logging.getLogger("tensorflow")
 
@@ -688,7 +689,6 @@ class LearningRateScheduler(Callback):
         self.verbose = verbose
 
     def on_epoch_begin(self, epoch, logs=None):
-        from tfcompat.keras import backend
         lr_variable = _optimizer_lr(self.model)
         try:
             lr = self.schedule(epoch, float(backend.get_value(lr_variable)))
@@ -706,7 +706,6 @@ class LearningRateScheduler(Callback):
                   % (epoch + 1, lr))
 
     def on_epoch_end(self, epoch, logs=None):
-        from tfcompat.keras import backend
         if logs is not None:
             logs["lr"] = backend.get_value(_optimizer_lr(self.model))
 
@@ -755,7 +754,6 @@ class ReduceLROnPlateau(Callback):
         return self.cooldown_counter > 0
 
     def on_epoch_end(self, epoch, logs=None):
-        from tfcompat.keras import backend
         logs = logs if logs is not None else {}
         lr_variable = _optimizer_lr(self.model)
         logs["lr"] = backend.get_value(lr_variable)

@@ -2,6 +2,7 @@
 from tfcompat._api import tf_export
 from tfcompat.keras import backend
 from tfcompat.ops import math_ops
+from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
 
 
 @tf_export("keras.constraints.Constraint")
@@ -96,7 +97,6 @@ def serialize(constraint):
 
 @tf_export("keras.constraints.deserialize")
 def deserialize(config, custom_objects=None):
-    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
     name, config = class_and_config(config, "constraint")
     cls = get_registered_object(name, custom_objects, _TABLE)
     if cls is None:

@@ -21,6 +21,8 @@ import torch.nn.functional as F
 from tfcompat._api import tf_export
 from tfcompat.framework import context
 from tfcompat.framework.ops import op, to_torch
+from tfcompat.framework.graph import SymbolicTensor
+from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
 
 EPSILON = 1e-7
 
@@ -67,7 +69,6 @@ def _activation_logits(y_pred, impl, options):
     op_type = _LOGITS_OF.get(impl)
     if op_type is None or options.get("from_logits") or not context.state.building_graph:
         return y_pred, options
-    from tfcompat.framework.graph import SymbolicTensor
     if not isinstance(y_pred, SymbolicTensor) or y_pred.op.type != op_type or \
             (op_type == "Softmax" and not _softmax_over_last_axis(y_pred)):
         return y_pred, options
@@ -492,7 +493,6 @@ _CLASSES = {cls.__name__: cls for cls in (
 
 
 def _lookup(name, custom_objects, kind):
-    from tfcompat.keras.utils.generic_utils import get_registered_object
     found = get_registered_object(name, custom_objects, _FUNCTIONS)
     if found is None:
         found = _CLASSES.get(name)
@@ -513,7 +513,6 @@ def serialize(loss):
 def deserialize(name, custom_objects=None):
     """The loss function or Loss object named by `name` (a string or serialized dict)."""
     if not isinstance(name, str):
-        from tfcompat.keras.utils.generic_utils import class_and_config
         class_name, config = class_and_config(name, "loss function")
         return _lookup(class_name, custom_objects, "loss function").from_config(config)
     obj = _lookup(name, custom_objects, "loss function")

@@ -12,8 +12,12 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes
-from tfcompat.framework.ops import op, to_torch, variable_storage
-from tfcompat.keras import losses as losses_mod
+from tfcompat.framework.ops import init_scope, op, to_torch, variable_storage
+from tfcompat.keras import backend, losses as losses_mod
+from tfcompat.framework.graph import get_default_graph
+from tfcompat.variables import LOCAL_VARIABLES, Variable
+from tfcompat.ops import array_ops, math_ops
+from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
 
 _state = context.state
 _FLOATX = dtypes.float32
@@ -272,7 +276,6 @@ class Metric(object):
     def __call__(self, *args, **kwargs):
         update = self.update_state(*args, **kwargs)
         if _state.building_graph and update is not None:
-            from tfcompat.framework.graph import get_default_graph
             with get_default_graph().control_dependencies([update]):
                 return self.result()
         return self.result()
@@ -297,8 +300,6 @@ class Metric(object):
     def add_weight(self, name, shape=(), aggregation=None, synchronization=None,
                    initializer=None, dtype=None):
         """A non-trainable state variable (zeros unless `initializer` is given)."""
-        from tfcompat.framework.ops import init_scope
-        from tfcompat.variables import LOCAL_VARIABLES, Variable
         dtype = dtypes.as_dtype(dtype) if dtype is not None else self._dtype
         shape = tuple(shape)
         if initializer is None or initializer == "zeros":
@@ -326,11 +327,9 @@ class Metric(object):
     trainable_variables = trainable_weights
 
     def get_weights(self):
-        from tfcompat.keras import backend
         return backend.batch_get_value(self._metric_variables)
 
     def set_weights(self, weights):
-        from tfcompat.keras import backend
         backend.batch_set_value(list(zip(self._metric_variables, weights)))
 
     def get_config(self):
@@ -392,7 +391,6 @@ class MeanMetricWrapper(Mean):
     def update_state(self, y_true, y_pred, sample_weight=None):
         impl = getattr(self._fn, "_tfcompat_impl", None)
         if impl is None:
-            from tfcompat.ops import math_ops
             y_true = math_ops.cast(y_true, self._dtype)
             y_pred = math_ops.cast(y_pred, self._dtype)
             return super(MeanMetricWrapper, self).update_state(
@@ -619,7 +617,6 @@ def _count_class(class_name, kind, doc):
     def result(self):
         value = _read(self._counts[0])
         if self._scalar:
-            from tfcompat.ops import array_ops
             return array_ops.reshape(value, [])
         return value
 
@@ -830,7 +827,6 @@ def serialize(metric):
 @tf_export("keras.metrics.deserialize", v2=["metrics.deserialize"])
 def deserialize(config, custom_objects=None):
     """The metric function or Metric object named by `config`."""
-    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
     if not isinstance(config, str):
         name, config = class_and_config(config, "metric")
         cls = get_registered_object(name, custom_objects, _CLASSES)

@@ -1,6 +1,8 @@
 """`tf.keras.regularizers`: L1, L2 and L1L2 weight penalties (Keras 2)."""
 from tfcompat._api import tf_export
 from tfcompat.ops import math_ops
+from tfcompat.framework.constant_op import constant
+from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
 
 
 @tf_export("keras.regularizers.Regularizer")
@@ -33,7 +35,6 @@ class L1L2(Regularizer):
         if self.l2:
             regularization += self.l2 * math_ops.reduce_sum(math_ops.square(x))
         if isinstance(regularization, float):
-            from tfcompat.framework.constant_op import constant
             return constant(0.0, dtype=x.dtype.base_dtype)
         return regularization
 
@@ -84,7 +85,6 @@ def serialize(regularizer):
 
 @tf_export("keras.regularizers.deserialize")
 def deserialize(config, custom_objects=None):
-    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
     name, config = class_and_config(config, "regularizer")
     cls = get_registered_object(name, custom_objects, _TABLE)
     if cls is None:

@@ -10,6 +10,7 @@ from tfcompat.variable_scope import (REGULARIZATION_LOSSES, VariableScope, get_v
                                      variable_scope)
 from tfcompat.variables import (PartitionedVariable, VariableAggregation,
                                  VariableSynchronization)
+from tfcompat.framework.graph import get_default_graph
 
 _state = context.state
 InputSpec = base_layer.InputSpec
@@ -97,7 +98,6 @@ class Layer(base_layer.Layer):
         before = len(self._losses), len(self._callable_losses)
         super(Layer, self).add_loss(losses, inputs=inputs)
         if _state.building_graph:
-            from tfcompat.framework.graph import get_default_graph
             new = [loss for loss, _ in self._losses[before[0]:]]
             new += [fn() for fn in self._callable_losses[before[1]:]]
             graph = get_default_graph()
@@ -120,5 +120,4 @@ class Layer(base_layer.Layer):
 def _global_variables():
     if not _state.building_graph:
         return []
-    from tfcompat.framework.graph import get_default_graph
     return get_default_graph().get_collection("variables")

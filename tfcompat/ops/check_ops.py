@@ -11,6 +11,7 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.graph import get_default_graph
+from tfcompat.ops.array_ops import identity
 
 _state = context.state
 
@@ -209,6 +210,5 @@ def check_numerics(tensor, message, name=None):
     check = _run_check(fails, message, [tensor], "CheckNumerics", name)
     if check is None:
         return tensor
-    from tfcompat.ops.array_ops import identity
     with get_default_graph().control_dependencies([check]):
         return identity(tensor)

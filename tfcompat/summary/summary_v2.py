@@ -39,6 +39,7 @@ from tfcompat.framework.tensor import EagerTensor
 from tfcompat.summary import encoding as enc
 from tfcompat.summary.summary import tensor_value, to_numpy
 from tfcompat.summary.writer import EventLog, serialized_graph_def
+from tfcompat.function import FuncGraph
 
 _logger = logging.getLogger("tensorflow")
 
@@ -525,7 +526,6 @@ _trace = _Trace()
 
 
 def _function_graphs():
-    from tfcompat.function import FuncGraph
     return [g for g in gc.get_objects() if type(g) is FuncGraph]
 
 

@@ -30,6 +30,7 @@ from tensorboard.compat.proto import event_pb2, graph_pb2, meta_graph_pb2, summa
 
 from tfcompat._api import tf_export  # noqa: E402
 from tfcompat.framework import context  # noqa: E402
+from tfcompat.framework.graph import get_default_graph
 
 try:
     import google_crc32c
@@ -311,7 +312,6 @@ class FileWriterCache(object):
         with FileWriterCache._lock:
             writer = FileWriterCache._cache.get(logdir)
             if writer is None:
-                from tfcompat.framework.graph import get_default_graph
                 writer = FileWriterCache._cache[logdir] = FileWriter(
                     logdir, graph=get_default_graph())
             return writer

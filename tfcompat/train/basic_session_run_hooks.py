@@ -19,7 +19,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import errors
 from tfcompat.framework.graph import get_default_graph
 from tfcompat.summary.writer import FileWriterCache
-from tfcompat.train import training_util
+from tfcompat.train import checkpoint_format, training_util
 from tfcompat.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 _logger = logging.getLogger("tensorflow")
@@ -236,7 +236,6 @@ class CheckpointSaverListener(object):
 
 def _write_graph_text(graph, directory, name):
     from google.protobuf import text_format
-    from tfcompat.train import checkpoint_format
     os.makedirs(directory, exist_ok=True)
     text = text_format.MessageToString(graph.as_graph_def(add_shapes=True))
     with checkpoint_format.atomic_file(os.path.join(directory, name)) as f:

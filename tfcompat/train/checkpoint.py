@@ -19,6 +19,7 @@ from tfcompat.trackable import tracking
 from tfcompat.train import checkpoint_format, saver
 from tfcompat.variables import Variable
 from tfcompat.framework.default_session import get_default_session
+from tfcompat.ops import control_flow_ops
 
 _state = context.state
 _logger = logging.getLogger("tensorflow")
@@ -174,7 +175,6 @@ def _initialize(session, variables):
         return
     if session is None:
         raise ValueError("initialize_or_restore needs a session in graph mode")
-    from tfcompat.ops import control_flow_ops
     with session.graph.as_default():
         session.run(control_flow_ops.group(*[v.initializer for v in graph_variables]))
 

@@ -37,7 +37,7 @@ import torch
 
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.tensor import EagerTensor
-from tfcompat.train import tensor_bundle
+from tfcompat.train import saver, tensor_bundle
 
 SUFFIX = ".safetensors"
 FORMAT = "tfcompat-checkpoint"
@@ -507,7 +507,6 @@ def open_reader(path):
     """A reader for the checkpoint at `path`: a prefix, a directory (its latest checkpoint),
     or a file of the checkpoint. NotFoundError names what was looked for."""
     if os.path.isdir(path):
-        from tfcompat.train import saver
         latest = saver.latest_checkpoint(path)
         if latest is None:
             raise ValueError("Couldn't find 'checkpoint' file or checkpoints in given "

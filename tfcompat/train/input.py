@@ -23,6 +23,7 @@ from tfcompat.ops import data_flow_ops
 from tfcompat.ops.sparse_ops import SparseTensor
 from tfcompat.summary import summary
 from tfcompat.train.queue_runner import QueueRunner, add_queue_runner
+from tfcompat.variables import Variable
 
 _EAGER_QUEUES = ("Input pipelines based on Queues are not supported when eager execution is "
                  "enabled. Please use tf.data to ingest data into your model instead.")
@@ -54,7 +55,6 @@ def limit_epochs(tensor, num_epochs=None, name=None):
         return tensor
     if num_epochs <= 0:
         raise ValueError("num_epochs must be > 0 not %d." % num_epochs)
-    from tfcompat.variables import Variable
     with ops.name_scope(name, "limit_epochs", [tensor]) as scope:
         epochs = Variable(ops.convert_to_tensor(0, dtype=dtypes.int64), name="epochs",
                           trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])

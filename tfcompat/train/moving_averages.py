@@ -21,6 +21,7 @@ from tfcompat.train import update_rules
 from tfcompat.train.optimizer import create_slot, fused_update
 from tfcompat.variables import (MOVING_AVERAGE_VARIABLES, Variable, global_variables,
                                 moving_average_variables, trainable_variables)
+from tfcompat.framework.graph import add_to_collection, get_default_graph
 
 _state = context.state
 _AVERAGED_DTYPES = (dtypes.bfloat16, dtypes.float16, dtypes.float32, dtypes.float64)
@@ -93,7 +94,6 @@ class ExponentialMovingAverage(object):
                     else var.read_value()
                 average = create_slot(var, initial, None, None, self._name)
                 if _state.building_graph:
-                    from tfcompat.framework.graph import add_to_collection
                     add_to_collection(MOVING_AVERAGE_VARIABLES, var)
                 return average
         if not _state.building_graph:
@@ -113,7 +113,6 @@ class ExponentialMovingAverage(object):
         """The shadow variable's name for `var` (what a Saver should restore it from)."""
         if var.ref() in self._averages:
             return _op_name(self._averages[var.ref()].name)
-        from tfcompat.framework.graph import get_default_graph
         return get_default_graph().unique_name(_op_name(var.name) + "/" + self._name,
                                                mark_as_used=False)
 

@@ -29,6 +29,8 @@ from tfcompat.ops import control_flow_ops
 from tfcompat.ops.init_ops import Constant, Zeros
 from tfcompat.trackable import tracking
 from tfcompat.variables import Variable, trainable_variables
+from tfcompat.framework.graph import control_dependencies, get_default_graph
+from tfcompat.variable_scope import get_variable, variable_scope
 
 _state = context.state
 
@@ -51,7 +53,6 @@ def _flatten(value):
 
 
 def _default_graph():
-    from tfcompat.framework.graph import get_default_graph
     return get_default_graph()
 
 
@@ -79,7 +80,6 @@ def create_slot(primary, initializer, shape, dtype, name):
     `initializer` is an initializer (then `shape`, `dtype` are used) or a tensor value.
     A slot of a part of a partitioned variable is a part too (saved as a slice of
     "<full name>/<slot name>", as TF's slot_creator)."""
-    from tfcompat.variable_scope import get_variable, variable_scope
     device = primary.device if _graph_of(primary) is None else ""
     with context.device_scope(device), variable_scope(None, _slot_prefix(primary) + "/" + name):
         if ops.is_tensor(initializer):
@@ -437,7 +437,6 @@ class Optimizer(object):
 
 
 def _control_dependencies(control_inputs):
-    from tfcompat.framework.graph import control_dependencies
     return control_dependencies([c for c in control_inputs if c is not None])
 
 

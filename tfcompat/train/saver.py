@@ -26,11 +26,14 @@ import numpy as np
 
 from tfcompat._api import tf_export
 from tfcompat._version import __version__ as tfcompat_version
-from tfcompat.framework import context, errors
+from tfcompat.framework import context, errors, graph
 from tfcompat.trackable import tracking
-from tfcompat.train import checkpoint_format, tensor_bundle
+from tfcompat.train import checkpoint_format, tensor_bundle, training_util
 from tfcompat.variables import PartitionedVariable, Variable
 from tfcompat.framework.default_session import running_session
+from tfcompat.client.session import Session
+from tfcompat.framework.graph import get_default_graph
+from tfcompat.variable_scope import _get_default_variable_store
 
 _logger = logging.getLogger("tensorflow")
 _state = context.state
@@ -278,7 +281,6 @@ def restore_by_name(reader, names_to_variables, session=None):
 
 
 def _saveable_variables():
-    from tfcompat.framework import graph
     return graph.get_collection("variables") + graph.get_collection("saveable_objects")
 
 
@@ -475,7 +477,6 @@ class Saver(object):
     def _session(self, sess):
         if self._eager:
             return None
-        from tfcompat.client.session import Session
         if not isinstance(sess, Session):
             raise TypeError("'sess' must be a Session; %s" % (sess,))
         return sess
@@ -493,7 +494,6 @@ class Saver(object):
         session = self._session(sess)
         if global_step is not None:
             if not isinstance(global_step, (int, np.integer)):
-                from tfcompat.train import training_util
                 global_step = training_util.global_step(sess, global_step)
             prefix = ("%s-%08d" if self._pad_step_number else "%s-%d") % (save_path,
                                                                           int(global_step))
@@ -556,7 +556,6 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     tfcompat cannot import a meta graph back."""
     from google.protobuf import text_format
     from tensorboard.compat.proto import meta_graph_pb2
-    from tfcompat.framework.graph import get_default_graph
     if not _state.building_graph and graph is None:
         raise RuntimeError("Exporting/importing meta graphs is not supported when eager "
                            "execution is enabled. No graph exists when eager execution is "
@@ -636,7 +635,6 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     get an initializer that loads the value; eager ones are assigned at once. A partitioned
     variable is named by its full name and its parts take their slices of the tensor (here a
     PartitionedVariable is also accepted as the list of its parts)."""
-    from tfcompat.variable_scope import _get_default_variable_store
     reader = checkpoint_format.open_reader(_as_str(ckpt_dir_or_file))
     shapes = {k: reader.shape(k) for k in reader.keys()}
     store = _get_default_variable_store()._vars

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from tfcompat.framework import dtypes, errors
+from tfcompat.train import checkpoint_format
 
 TABLE_MAGIC = 0xdb4775248b80fb57
 FOOTER_SIZE = 48
@@ -690,7 +691,6 @@ def write_bundle(prefix, tensors):
     at `prefix` (single shard, uncompressed index, as TF writes it: data in name order, a
     sliced tensor's slices in their order, as TF's BundleWriter::AddSlice). Data first, index
     last, each through a temporary file and an atomic rename."""
-    from tfcompat.train import checkpoint_format
     entry_class = protos()["BundleEntryProto"]
     index_entries = []
     offset = 0

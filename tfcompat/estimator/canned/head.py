@@ -18,7 +18,7 @@ while training.
 import numpy as np
 
 from tfcompat.estimator.model_fn import EstimatorSpec, ModeKeys
-from tfcompat.framework import dtypes, ops
+from tfcompat.framework import dtypes, errors, ops
 from tfcompat.framework.graph import get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.losses import losses_impl
@@ -91,7 +91,6 @@ def _label_ids(labels, label_vocabulary, n_classes):
 
     def lookup(values):
         import torch
-        from tfcompat.framework import errors
         out = np.empty(values.shape, dtype=np.int64)
         for index, value in np.ndenumerate(values):
             if value not in table:

@@ -30,14 +30,17 @@ import numpy as np
 from tfcompat import _api
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, ops
-from tfcompat.framework.graph import SymbolicTensor
+from tfcompat.framework.graph import SubGraph, SymbolicTensor, get_default_graph
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras import backend, initializers
+from tfcompat.keras import backend, constraints, initializers, regularizers
 from tfcompat.keras.mixed_precision import policy
 from tfcompat.module.module import Module, ModuleNameScope
 from tfcompat.variables import Variable, VariableAggregation, VariableSynchronization
 from tfcompat.trackable import tracking
+from tfcompat.keras.metrics import Mean
+from tfcompat.ops import array_ops, math_ops
+from tfcompat.keras.engine import input_layer
 
 _state = context.state
 UPDATE_OPS = "update_ops"
@@ -125,7 +128,6 @@ def _in_keras_graph():
     under construction: nothing recorded there runs)."""
     if not _state.building_graph:
         return False
-    from tfcompat.framework.graph import get_default_graph
     return getattr(get_default_graph(), "keras_graph", False)
 
 
@@ -134,7 +136,6 @@ def _runs_eagerly_or_in_function():
     values; TF1 graphs and the Keras graph keep symbolic ones."""
     if not _state.building_graph:
         return True
-    from tfcompat.framework.graph import SubGraph, get_default_graph
     graph = get_default_graph()
     while isinstance(graph, SubGraph):
         graph = graph.outer
@@ -318,7 +319,6 @@ class Layer(Module):
         self.supports_masking = getattr(self, "supports_masking", False)
         self.input_spec = getattr(self, "input_spec", None)
         self._init_set_name(name)
-        from tfcompat.keras import regularizers
         self._activity_regularizer = regularizers.get(kwargs.pop("activity_regularizer", None))
         if "input_shape" in kwargs or "batch_input_shape" in kwargs:
             if "batch_input_shape" in kwargs:
@@ -561,7 +561,6 @@ class Layer(Module):
         if partitioner is not None:
             raise NotImplementedError("Partitioned Keras weights are not implemented by "
                                       "tfcompat; drop the partitioner of weight %s" % name)
-        from tfcompat.keras import constraints, regularizers
         shape = () if shape is None else shape
         dtype = dtypes.as_dtype(dtype or self.dtype)
         initializer = _get_initializer(initializer)
@@ -745,7 +744,6 @@ class Layer(Module):
                              % (value,))
         metric = next((m for m in self._metrics if m.name == name), None)
         if metric is None:
-            from tfcompat.keras.metrics import Mean
             value = value if ops.is_tensor(value) else ops.convert_to_tensor(value)
             metric = Mean(name=name, dtype=value.dtype.base_dtype if
                           value.dtype.base_dtype.is_floating else None)
@@ -848,7 +846,6 @@ class Layer(Module):
             if cast_tensors and isinstance(x, Tensor):
                 dtype = x.dtype.base_dtype
                 if dtype.is_floating and dtype != cast_to:
-                    from tfcompat.ops import math_ops
                     return math_ops.cast(x, cast_to)
             return x
         if isinstance(inputs, (list, tuple, dict)):
@@ -925,7 +922,6 @@ class Layer(Module):
         return outputs
 
     def _handle_activity_regularization(self, inputs, outputs):
-        from tfcompat.ops import math_ops, array_ops
         for output in flatten(outputs):
             with ops.name_scope("ActivityRegularizer"):
                 loss = self._activity_regularizer(output)
@@ -947,7 +943,6 @@ class Layer(Module):
                 pass
 
     def _record_node(self, call_args, call_kwargs, flat_inputs, outputs):
-        from tfcompat.ops import array_ops
         input_ids = {id(x) for x in flat_inputs}
 
         def distinct(x):
@@ -977,7 +972,6 @@ class Layer(Module):
 
     def compute_output_shape(self, input_shape):
         """The output shape, found by running the layer on a symbolic input."""
-        from tfcompat.keras.engine import input_layer
         shapes = input_shape
         if isinstance(shapes, (list, tuple)) and shapes and \
                 isinstance(shapes[0], (list, tuple, TensorShape)):

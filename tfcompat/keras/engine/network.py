@@ -17,12 +17,17 @@ import numpy as np
 
 from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.framework.tensor import Tensor
-from tfcompat.keras import backend
-from tfcompat.keras.engine.base_layer import (Layer, _call_context, conform_dtype, flatten,
-                                              map_structure)
-from tfcompat.keras.engine.input_layer import InputLayer
+from tfcompat.keras import __version__ as keras_version, backend
+from tfcompat.keras.engine.base_layer import (
+    Layer, Node, _call_context, conform_dtype, flatten, map_structure)
+from tfcompat.keras.engine.input_layer import Input, InputLayer
 from tfcompat.keras.engine.op_layer import (TensorFlowOpLayer, create_keras_history,
                                             depends_on_keras_tensors)
+from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.keras.saving import hdf5_format, save, saved_model
+from tfcompat.train import saver
+from tfcompat.keras.utils.generic_utils import get_custom_objects
+from tfcompat.keras.saving.saving_utils import get_json_type
 
 
 class AddLoss(Layer):
@@ -168,7 +173,6 @@ class Network(Layer):
         super(Network, self).add_metric(value, aggregation=aggregation, name=name)
 
     def _record_self_node(self):
-        from tfcompat.keras.engine.base_layer import Node
         node = Node(self, (self._nested_inputs,), {}, self._nested_outputs)
         self._inbound_nodes.append(node)
 
@@ -364,8 +368,6 @@ class Network(Layer):
         if input_shape is None:
             raise ValueError("Input shape must be defined when calling build on a model "
                              "subclass network.")
-        from tfcompat.keras.engine.input_layer import Input
-        from tfcompat.framework.tensor_shape import TensorShape
         if isinstance(input_shape, list) and input_shape and \
                 isinstance(input_shape[0], (list, tuple, TensorShape)):
             x = [Input(batch_shape=TensorShape(s).as_list()) for s in input_shape]
@@ -389,8 +391,6 @@ class Network(Layer):
         """Save the weights: a checkpoint with the model as its root, as TF writes (plus the
         `checkpoint` state file), or HDF5 for `.h5`/`.keras`/`.hdf5` (needs h5py). A
         compiled model's optimizer is in the checkpoint too, as in TF 2."""
-        from tfcompat.keras.saving import hdf5_format, saved_model, save
-        from tfcompat.train import saver
         filepath = os.fspath(filepath)
         is_h5 = filepath.endswith(hdf5_format.HDF5_SUFFIXES)
         if save_format is None:
@@ -423,7 +423,6 @@ class Network(Layer):
         """Load weights saved by `save_weights` (or TF's): a checkpoint (TF's or ours; a
         model directory's `variables/`), restored by object graph, or an HDF5 file, by
         layer order or `by_name`. Returns the restore status for checkpoints."""
-        from tfcompat.keras.saving import hdf5_format, saved_model
         filepath = os.fspath(filepath)
         if skip_mismatch and not by_name:
             raise ValueError("When calling model.load_weights, skip_mismatch can only be set "
@@ -476,7 +475,6 @@ class Network(Layer):
         """Rebuild a functional model from `get_config()`."""
         from tfcompat.keras.layers import deserialize
         from tfcompat.keras.engine.input_layer import Input
-        from tfcompat.keras.utils.generic_utils import get_custom_objects
         custom_objects = {**_ENGINE_LAYERS, **get_custom_objects(), **(custom_objects or {})}
         created, outputs_of = {}, {}
         for spec in config["layers"]:
@@ -524,8 +522,6 @@ class Network(Layer):
 
     def to_json(self, **kwargs):
         """The model's architecture as a JSON string (Keras' format)."""
-        from tfcompat.keras import __version__ as keras_version
-        from tfcompat.keras.saving.saving_utils import get_json_type
         return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
                            "keras_version": keras_version, "backend": "tensorflow"},
                           default=get_json_type, **kwargs)

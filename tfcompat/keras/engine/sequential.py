@@ -16,6 +16,8 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras.engine.base_layer import Layer, conform_dtype, flatten, is_keras_tensor
 from tfcompat.keras.engine.input_layer import Input, InputLayer
 from tfcompat.keras.engine.training import Model
+from tfcompat.keras.layers import deserialize
+from tfcompat.keras.utils.generic_utils import get_custom_objects
 
 
 @tf_export("keras.Sequential", "keras.models.Sequential")
@@ -185,8 +187,6 @@ class Sequential(Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tfcompat.keras.layers import deserialize
-        from tfcompat.keras.utils.generic_utils import get_custom_objects
         custom_objects = dict(get_custom_objects(), **(custom_objects or {}))
         if isinstance(config, list):
             config = {"layers": config}

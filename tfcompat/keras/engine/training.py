@@ -34,6 +34,13 @@ from tfcompat.keras.engine.base_layer import (collect_graph_losses, collect_metr
                                                flatten, map_structure)
 from tfcompat.keras.engine.data_adapter import unpack_x_y_sample_weight
 from tfcompat.keras.engine.network import Network
+from tfcompat.ops import array_ops, math_ops
+from tfcompat.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
+from tfcompat.eager.backprop import GradientTape
+from tfcompat.function import Function
+from tfcompat.keras.saving.save import save_model
+from tfcompat.framework.graph import get_default_graph, placeholder
+from tfcompat.variables import variables_initializer
 
 _state = context.state
 
@@ -392,14 +399,11 @@ def _match_rank(y_t, y_p, sw):
     """Keras' `match_dtype_and_rank`: rank-1 targets/weights for rank-2 outputs get a last
     axis; float targets take the output's float dtype."""
     if y_t is not None and y_t.shape.rank == 1 and y_p.shape.rank == 2:
-        from tfcompat.ops import array_ops
         y_t = array_ops.expand_dims(y_t, -1)
     if sw is not None and sw.shape.rank == 1 and y_p.shape.rank == 2:
-        from tfcompat.ops import array_ops
         sw = array_ops.expand_dims(sw, -1)
     if y_t is not None and y_t.dtype.is_floating and y_p.dtype.is_floating and \
             y_t.dtype != y_p.dtype:
-        from tfcompat.ops import math_ops
         y_t = math_ops.cast(y_t, y_p.dtype)
     return y_t, y_p, sw
 
@@ -409,7 +413,6 @@ def _call(model, x, training):
     phase instead, which its layers inherit."""
     if getattr(model, "_expects_training_arg", True):
         return model(x, training=training)
-    from tfcompat.keras import backend
     with backend.learning_phase_scope(1 if training else 0):
         return model(x)
 
@@ -420,7 +423,6 @@ def _batch_size_of(y_pred):
     size = first.shape.as_list()[0] if first.shape.rank else None
     if size is not None:
         return float(size)
-    from tfcompat.ops import array_ops, math_ops
     return math_ops.cast(array_ops.shape(first)[0], "float32")
 
 
@@ -477,7 +479,6 @@ class Model(Network):
         optimizer is wrapped in a LossScaleOptimizer, as Keras 2 does. (A TF1
         `tf.train.Optimizer` is used as it is; Keras 2 would refuse to wrap it.)"""
         optimizer = optimizers.get(optimizer)
-        from tfcompat.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
         if self._dtype_policy.name == "mixed_float16" and \
                 isinstance(optimizer, optimizers.OptimizerV2) and \
                 not isinstance(optimizer, LossScaleOptimizer):
@@ -553,7 +554,6 @@ class Model(Network):
         if regularization is None:
             regularization = self.losses
         if regularization:
-            from tfcompat.ops import math_ops
             reg = math_ops.add_n([ops.convert_to_tensor(l) for l in regularization])
             total = reg if total is None else total + reg
         if total is None:
@@ -594,7 +594,6 @@ class Model(Network):
         return self._logs()
 
     def _train_update(self, data):
-        from tfcompat.eager.backprop import GradientTape
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = _call(self, x, True)
@@ -640,7 +639,6 @@ class Model(Network):
             if self._run_eagerly:
                 fn = step
             else:
-                from tfcompat.function import Function
                 fn = Function(step, name=kind + "_function", autograph=False)
             functions[kind, logs] = fn
         return fn
@@ -863,7 +861,6 @@ class Model(Network):
              signatures=None, options=None, save_traces=True):
         """Save architecture, weights and training config (`tf.keras.models.save_model`:
         HDF5 for `.h5`/`.keras`, else tfcompat's model directory, see keras/saving)."""
-        from tfcompat.keras.saving.save import save_model
         save_model(self, filepath, overwrite, include_optimizer, save_format, signatures,
                    options, save_traces)
 
@@ -899,7 +896,6 @@ class Model(Network):
 
     # ------------------------------------------------------------ TF1 graph mode
     def _graph(self):
-        from tfcompat.framework.graph import get_default_graph
         graph = get_default_graph()
         if self._graph_functions is None:
             self._graph_functions = {}
@@ -934,7 +930,6 @@ class _GraphRunner(object):
         self._fetches = {}
 
     def _placeholders(self, bx, by, bw):
-        from tfcompat.framework.graph import placeholder
 
         def make(value, name):
             return placeholder(value.dtype, [None] + list(value.shape)[1:], name=name)
@@ -965,7 +960,6 @@ class _GraphRunner(object):
                 model._update_metrics(self.targets, y_pred, weights, updates)
                 entry = (self._logs_after(updates), [], None)
             else:
-                from tfcompat.eager.backprop import GradientTape
                 with GradientTape() as tape, collect_metric_updates() as updates, \
                         collect_graph_losses() as losses:
                     y_pred = _call(model, self.inputs, True)
@@ -986,8 +980,6 @@ class _GraphRunner(object):
             return self.model._logs()
 
     def _initialize(self):
-        from tfcompat.keras import backend
-        from tfcompat.variables import variables_initializer
         session = backend.get_session()
         metric_vars = [v for m in self.model.metrics for v in m.variables
                        if not session._is_initialized(v)]

@@ -24,6 +24,9 @@ from tfcompat.keras.layers.recurrent import (GRU, LSTM, RNN, AbstractRNNCell, GR
                                              LSTMCell, SimpleRNN, SimpleRNNCell,
                                              StackedRNNCells)
 from tfcompat.keras.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
+from tfcompat.keras.engine.training import Model
+from tfcompat.keras.utils.generic_utils import (
+    CustomObjectScope, from_config_with_custom_objects, get_registered_object)
 
 MaxPool1D, MaxPool2D, MaxPool3D = MaxPooling1D, MaxPooling2D, MaxPooling3D
 AvgPool1D, AvgPool2D, AvgPool3D = AveragePooling1D, AveragePooling2D, AveragePooling3D
@@ -36,7 +39,6 @@ def _layer_classes():
         if isinstance(value, type) and issubclass(value, Layer):
             classes[value.__name__] = value
     from tfcompat.keras.engine.sequential import Sequential
-    from tfcompat.keras.engine.training import Model
     classes.update({"Sequential": Sequential, "Model": Model, "Functional": Model})
     return classes
 
@@ -50,9 +52,6 @@ def serialize(layer):
 @tf_export("keras.layers.deserialize")
 def deserialize(config, custom_objects=None):
     """A layer (or model) from `serialize()` output."""
-    from tfcompat.keras.utils.generic_utils import (CustomObjectScope,
-                                                    from_config_with_custom_objects,
-                                                    get_registered_object)
     if not isinstance(config, dict) or not isinstance(config.get("config"), (dict, list)):
         raise ValueError("A layer config is a dict {'class_name': ..., 'config': ...}, not "
                          "%.200r" % (config,))

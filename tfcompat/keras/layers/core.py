@@ -10,8 +10,11 @@ from tfcompat._api import tf_export
 from tfcompat.framework import ops
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import activations, backend, constraints, initializers, regularizers
-from tfcompat.keras.engine.base_layer import InputSpec, Layer
+from tfcompat.keras.engine.base_layer import InputSpec, Layer, _get_initializer
 from tfcompat.ops import array_ops, math_ops, nn_ops
+from tfcompat.keras.utils.generic_utils import func_dump
+from tfcompat.keras.engine.op_layer import exported_op_defined_as
+from tfcompat.keras.utils import generic_utils
 
 
 def serialize_initializer(initializer):
@@ -36,7 +39,6 @@ def weight_kwargs(layer, *prefixes):
 
 
 def get_initializer(identifier):
-    from tfcompat.keras.engine.base_layer import _get_initializer
     return _get_initializer(identifier)
 
 
@@ -356,7 +358,6 @@ def _function_config(function):
     name = getattr(function, "__name__", None)
     module = getattr(function, "__module__", None)
     if name == "<lambda>":
-        from tfcompat.keras.utils.generic_utils import func_dump
         return func_dump(function), "lambda", module
     if name is None:
         raise NotImplementedError("tfcompat cannot serialize the Lambda layer function %r: "
@@ -368,8 +369,6 @@ def _function_from_config(value, function_type, module, custom_objects):
     """The function a Lambda config stores: by name from `custom_objects`, the custom object
     scope or the exported TF ops (never imported from `module`), or, with safe mode off,
     from bytecode with `module`'s globals."""
-    from tfcompat.keras.engine.op_layer import exported_op_defined_as
-    from tfcompat.keras.utils import generic_utils
     if function_type == "function":
         function = generic_utils.get_registered_object(value, custom_objects)
         if function is None and isinstance(value, str) and isinstance(module, str):

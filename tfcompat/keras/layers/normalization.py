@@ -9,6 +9,7 @@ from tfcompat.keras import backend, constraints, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
 from tfcompat.keras.layers.core import get_initializer, serialize_initializer, weight_kwargs
 from tfcompat.variables import VariableAggregation, VariableSynchronization
+from tfcompat.ops import math_ops
 
 
 def _broadcast(t, ndim, axes):
@@ -186,7 +187,6 @@ class BatchNormalization(Layer):
         train_out, mean, variance = _batch_norm_train(inputs, self.gamma, self.beta,
                                                       self._axes, self.epsilon, self._bessel)
         if ops.is_tensor(training):
-            from tfcompat.ops import math_ops
             training = math_ops.cast(training, "bool")
             infer_out = _batch_norm_infer(inputs, self.moving_mean, self.moving_variance,
                                           self.gamma, self.beta, self._axes, self.epsilon)
@@ -220,7 +220,6 @@ def _in_variable_dtype(layer, inputs, normalize, *args):
     """`normalize(inputs, *args)`; as Keras 2's normalization layers do under a mixed policy,
     float16/bfloat16 inputs of a float32 layer are normalized in float32 (the weights are not
     AutoCastVariables) and the result is cast back to the inputs' dtype."""
-    from tfcompat.ops import math_ops
     input_dtype = inputs.dtype.base_dtype
     if input_dtype not in (dtypes.float16, dtypes.bfloat16) or layer.dtype != "float32":
         return normalize(inputs, *args)

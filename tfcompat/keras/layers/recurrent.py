@@ -44,6 +44,7 @@ from tfcompat.keras.engine.base_layer import InputSpec, Layer, flatten, is_keras
 from tfcompat.keras.layers.core import get_initializer, serialize_optional, weight_kwargs
 from tfcompat.ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops
 from tfcompat.variables import Variable
+from tfcompat.framework.graph import get_default_graph
 
 _state = context.state
 
@@ -769,7 +770,6 @@ def _sequence_op(spec, tensors):
 
     if not _state.building_graph:
         return ops.wrap(run(*[ops.to_torch(t) for t in tensors]))
-    from tfcompat.framework.graph import get_default_graph
     graph = get_default_graph()
     tensors = [ops.convert_to_tensor(t) for t in tensors]
     x, units = tensors[0]._fake, tensors[2]._fake.shape[0]

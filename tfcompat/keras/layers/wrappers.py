@@ -6,6 +6,7 @@ from tfcompat.framework import ops
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
 from tfcompat.ops import array_ops
+from tfcompat.keras.layers.recurrent import _standardize_args
 
 
 @tf_export("keras.layers.Wrapper")
@@ -170,7 +171,6 @@ class Bidirectional(Wrapper):
         return outputs + state_shape + list(state_shape)
 
     def __call__(self, inputs, initial_state=None, constants=None, **kwargs):
-        from tfcompat.keras.layers.recurrent import _standardize_args
         inputs, initial_state, constants = _standardize_args(inputs, initial_state, constants,
                                                              self._num_constants)
         if initial_state is not None:

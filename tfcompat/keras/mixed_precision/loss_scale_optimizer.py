@@ -19,6 +19,9 @@ from tfcompat.framework import dtypes, ops
 from tfcompat.framework.ops import init_scope, variable_storage
 from tfcompat.keras import optimizers
 from tfcompat.variables import Variable
+from tfcompat.ops import math_ops
+from tfcompat.ops.sparse_ops import IndexedSlices
+from tfcompat.eager.backprop import GradientTape
 
 _DEFAULT_INITIAL_SCALE = 2 ** 15
 _DEFAULT_GROWTH_STEPS = 2000
@@ -71,8 +74,6 @@ class _DynamicLossScale(object):
 
 def _multiply_gradient(gradient, scale):
     """A (possibly IndexedSlices) gradient times `scale` cast to its dtype."""
-    from tfcompat.ops import math_ops
-    from tfcompat.ops.sparse_ops import IndexedSlices
     if isinstance(gradient, IndexedSlices):
         return IndexedSlices(gradient.values * math_ops.cast(scale, gradient.values.dtype),
                              gradient.indices, gradient.dense_shape)
@@ -145,7 +146,6 @@ class LossScaleOptimizer(optimizers.OptimizerV2):
 
     def get_scaled_loss(self, loss):
         """`loss * loss_scale` (in the loss's dtype); for a callable loss, a callable."""
-        from tfcompat.ops import math_ops
         if callable(loss):
             def scaled_loss():
                 value = loss()
@@ -160,7 +160,6 @@ class LossScaleOptimizer(optimizers.OptimizerV2):
 
     # ------------------------------------------------------------ gradients
     def _compute_gradients(self, loss, var_list, grad_loss=None, tape=None):
-        from tfcompat.eager.backprop import GradientTape
         tape = GradientTape() if tape is None else tape
         with tape:
             loss = self.get_scaled_loss(loss)

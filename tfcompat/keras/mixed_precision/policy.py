@@ -11,6 +11,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import dtypes
 from tfcompat.keras import backend
 from tfcompat.keras.mixed_precision import device_compatibility_check
+from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 _global_policy = None
@@ -135,7 +136,6 @@ def deserialize(config, custom_objects=None):
         return Policy("_infer")
     if isinstance(config, str):
         return Policy(config)
-    from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
     name, inner = class_and_config(config, "dtype policy")
     cls = get_registered_object(name, custom_objects, {"Policy": Policy, "PolicyV1": Policy})
     if cls is None:

@@ -20,6 +20,7 @@ from tfcompat.keras.saving import saving_utils
 from tfcompat.trackable import tracking
 from tfcompat.train import checkpoint_format
 from tfcompat.train.checkpoint import _Status
+from tfcompat.keras import backend
 
 _state = context.state
 METADATA_FILENAME = "keras_model.json"
@@ -41,7 +42,6 @@ class _WithoutOptimizer(object):
 def _session():
     if not _state.building_graph:
         return None
-    from tfcompat.keras import backend
     return backend.get_session()
 
 
