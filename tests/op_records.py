@@ -1,0 +1,771 @@
+"""Op records: one table of TF ops checked by tests/test_op_records.py, in the spirit of JAX's
+`OpRecord`s (tests/lax_test.py).
+
+A record names an op by its TF path and gives its tensor arguments (shape, a value
+generator, an optional fixed dtype), the dtypes to run it in, a numpy reference, tolerances,
+which arguments are differentiated, which are fed with an unknown first dimension in graph
+mode, and the op's static keyword arguments. The generic test checks, per (record, dtype):
+eager results against the reference; a TF1 graph (`Session.run` of placeholders) against
+eager; and, in float64, `tf.GradientTape` gradients against central finite differences.
+
+`python tests/op_records.py` lists the `@op` functions of tfcompat that no record runs.
+"""
+import dataclasses
+import importlib
+import inspect
+import math
+import pkgutil
+import sys
+import zlib
+from typing import Callable, Optional
+
+import numpy as np
+
+import tfcompat as tf
+
+F32, F64, I32, I64, BOOL = np.float32, np.float64, np.int32, np.int64, np.bool_
+FLOATS = (F32, F64)
+NUMERIC = (F32, F64, I32)
+
+# rtol, atol: eager vs numpy and graph vs eager
+TOLERANCE = {np.dtype(F32): (1e-5, 1e-6), np.dtype(F64): (1e-9, 1e-12)}
+GRADIENT_TOLERANCE = (1e-5, 1e-6)   # float64 gradients vs central differences, step 1e-6
+CASE_DTYPE = object()               # a static kwarg replaced by the case's tf.DType
+
+
+@dataclasses.dataclass(frozen=True)
+class Arg:
+    """One tensor argument. `sample(rng, shape)` gives its values (any float/int array),
+    cast to `dtype` when fixed (indices, masks) or else to the case's dtype (integer
+    cases round). `unknown_batch`: graph mode feeds it through a placeholder whose first
+    dimension is None."""
+    shape: tuple
+    sample: Callable
+    dtype: Optional[type] = None
+    unknown_batch: bool = True
+
+    def value(self, rng, case_dtype):
+        values = np.asarray(self.sample(rng, self.shape))
+        dtype = np.dtype(self.dtype or case_dtype)
+        if dtype.kind in "iu" and values.dtype.kind == "f":
+            values = np.round(values)
+        return values.astype(dtype)
+
+
+def uniform(shape, low=-2.0, high=2.0, **options):
+    return Arg(shape, lambda rng, s: rng.uniform(low, high, s), **options)
+
+
+def away_from(shape, kinks=(0.0,), low=-3.0, high=3.0, gap=0.2, **options):
+    """Uniform values at least `gap` from each kink (relu's 0, relu6's 6): finite
+    differences straddling a kink would not match the one-sided derivative TF uses."""
+    def sample(rng, s):
+        values = rng.uniform(low, high, s)
+        for kink in kinks:
+            near = np.abs(values - kink) < gap
+            values = np.where(near, kink + np.copysign(gap, values - kink), values)
+        return values
+    return Arg(shape, sample, **options)
+
+
+def positive(shape, low=0.5, high=3.0, **options):
+    return uniform(shape, low, high, **options)
+
+
+def integers(shape, low, high, dtype=I32, **options):
+    return Arg(shape, lambda rng, s: rng.randint(low, high, s), dtype=dtype, **options)
+
+
+def fixed(values, dtype=None, **options):
+    values = np.asarray(values)
+    return Arg(values.shape, lambda rng, s: values, dtype=dtype, **options)
+
+
+def distribution(shape, **options):
+    """Rows (last axis) of probabilities summing to 1, as softmax labels are."""
+    def sample(rng, s):
+        e = np.exp(rng.uniform(-1.0, 1.0, s))
+        return e / e.sum(-1, keepdims=True)
+    return Arg(shape, sample, **options)
+
+
+def spd(shape, **options):
+    """Symmetric positive definite matrices (cholesky, solve stay well conditioned)."""
+    def sample(rng, s):
+        a = rng.uniform(-1.0, 1.0, s)
+        return a @ np.swapaxes(a, -1, -2) + s[-1] * np.eye(s[-1])
+    return Arg(shape, sample, **options)
+
+
+@dataclasses.dataclass(frozen=True)
+class OpRecord:
+    """An op under test.
+
+    `path`: the TF path, looked up in `tf.compat.<api>`. `reference(*arrays)`: numpy
+    results (an array or a tuple), cast to `out_dtype` (the case dtype when None; a tuple
+    for several outputs). `call(op, *tensors, **kwargs)`: how the op takes its tensors
+    (default `op(*tensors, **kwargs)`); `kwargs` values of CASE_DTYPE become the case's
+    dtype. `grad_args`: indexes of the arguments differentiated (empty: not
+    differentiable in TF). `xfail`: check name ("eager", "graph", "gradient", or with the
+    dtype, "graph-float64") -> why it fails.
+    """
+    path: str
+    args: tuple
+    reference: Callable
+    dtypes: tuple = FLOATS
+    kwargs: dict = dataclasses.field(default_factory=dict)
+    call: Optional[Callable] = None
+    grad_args: tuple = (0,)
+    out_dtype: object = None
+    tolerance: dict = dataclasses.field(default_factory=dict)
+    gradient_tolerance: tuple = GRADIENT_TOLERANCE
+    api: str = "v2"
+    name: Optional[str] = None
+    xfail: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def id(self):
+        return self.name or self.path
+
+    def arrays(self, dtype):
+        rng = np.random.RandomState(zlib.crc32(self.id.encode()))
+        return [arg.value(rng, dtype) for arg in self.args]
+
+    def expected(self, arrays, dtype):
+        results = self.reference(*arrays)
+        results = list(results) if isinstance(results, (tuple, list)) else [results]
+        out = self.out_dtype if self.out_dtype is not None else dtype
+        out = out if isinstance(out, tuple) else (out,) * len(results)
+        return [np.asarray(r).astype(dtype if d is None else d) for r, d in zip(results, out)]
+
+    def tolerance_for(self, dtype):
+        dtype = np.dtype(dtype)
+        return self.tolerance.get(dtype.type, TOLERANCE.get(dtype, (0, 0)))
+
+
+def symmetrized(op, matrix, **kwargs):
+    """`op((m + m^H) / 2)`: cholesky reads one triangle, so finite differences of the op
+    alone would not see the other; TF's gradients are those of the symmetric input."""
+    return op((matrix + tf.linalg.adjoint(matrix)) / 2, **kwargs)
+
+
+def as_list(op, *tensors, **kwargs):
+    """`op([t1, t2, ...], **kwargs)`: concat, stack, add_n take one list."""
+    return op(list(tensors), **kwargs)
+
+
+def keywords(*names):
+    """`op(name1=t1, ...)`: losses take labels/logits by keyword."""
+    def call(op, *tensors, **kwargs):
+        return op(**dict(zip(names, tensors)), **kwargs)
+    return call
+
+
+# ---------------------------------------------------------------- math: elementwise
+
+X = np.array([[0.5, -1.5, 2.0], [3.25, -0.25, 1.0]])
+Y = np.array([[1.5, 2.0, -4.0], [0.5, 3.0, 2.5]])
+POS = np.array([0.25, 0.5, 1.0, 4.0])
+UNIT = np.array([-0.9, -0.2, 0.3, 0.8])
+SPECIAL = np.array([1.0, np.nan, np.inf, -np.inf])
+
+erf, erfc, lgamma = (np.vectorize(f) for f in (math.erf, math.erfc, math.lgamma))
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _digamma(v):
+    """digamma by recurrence up to 10 then the asymptotic series (|error| < 1e-12)."""
+    result = 0.0
+    while v < 10:
+        result -= 1 / v
+        v += 1
+    inv2 = 1 / (v * v)
+    series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 / 240)))
+    return result + math.log(v) - 0.5 / v - series
+
+
+def unary(path, values, reference, dtypes=FLOATS, differentiable=True, **options):
+    return OpRecord(path, (fixed(values),), reference, dtypes=dtypes,
+                    grad_args=(0,) if differentiable else (), **options)
+
+
+RECORDS = [
+    unary("math.negative", X, np.negative, NUMERIC),
+    unary("math.abs", X, np.abs, NUMERIC),
+    unary("math.sign", X, np.sign, NUMERIC, differentiable=False),
+    unary("math.square", X, np.square, NUMERIC),
+    unary("math.sqrt", POS, np.sqrt),
+    unary("math.rsqrt", POS, lambda v: 1 / np.sqrt(v)),
+    unary("math.exp", X, np.exp),
+    unary("math.expm1", X, np.expm1),
+    unary("math.log", POS, np.log),
+    unary("math.log1p", POS, np.log1p),
+    unary("math.reciprocal", POS, np.reciprocal),
+    unary("math.floor", X, np.floor, differentiable=False),
+    unary("math.ceil", X, np.ceil, differentiable=False),
+    unary("math.round", np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4, 2.6]), np.round,
+          differentiable=False),
+    unary("math.rint", np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4, 2.6]), np.rint,
+          differentiable=False),
+    unary("math.sin", X, np.sin),
+    unary("math.cos", X, np.cos),
+    unary("math.tan", UNIT, np.tan),
+    unary("math.asin", UNIT, np.arcsin),
+    unary("math.acos", UNIT, np.arccos),
+    unary("math.atan", X, np.arctan),
+    unary("math.sinh", X, np.sinh),
+    unary("math.cosh", X, np.cosh),
+    unary("math.tanh", X, np.tanh),
+    unary("nn.tanh", X, np.tanh, name="nn.tanh"),
+    unary("math.asinh", X, np.arcsinh),
+    unary("math.acosh", POS + 1, np.arccosh),
+    unary("math.atanh", UNIT, np.arctanh),
+    unary("math.sigmoid", X, _sigmoid),
+    unary("math.log_sigmoid", X, lambda v: -np.log1p(np.exp(-v))),
+    unary("math.erf", X, erf),
+    unary("math.erfc", X, erfc),
+    unary("math.lgamma", POS, lgamma),
+    unary("math.digamma", POS + 1, lambda v: np.vectorize(_digamma)(v)),
+    unary("math.is_nan", SPECIAL, np.isnan, differentiable=False, out_dtype=BOOL),
+    unary("math.is_inf", SPECIAL, np.isinf, differentiable=False, out_dtype=BOOL),
+    unary("math.is_finite", SPECIAL, np.isfinite, differentiable=False, out_dtype=BOOL),
+    unary("math.softplus", X, lambda v: np.log1p(np.exp(v))),
+    unary("math.softsign", X, lambda v: v / (1 + np.abs(v))),
+    unary("math.logical_not", np.array([True, False, True]), np.logical_not, (BOOL,),
+          differentiable=False),
+    unary("bitwise.invert", np.array([12, 10, -3]), np.invert, (I32,), differentiable=False),
+]
+
+
+def binary(path, x, y, reference, dtypes=FLOATS, grad_args=(0, 1), **options):
+    return OpRecord(path, (fixed(x), fixed(y)), reference, dtypes=dtypes,
+                    grad_args=grad_args, **options)
+
+
+INT_X, INT_Y = np.array([7, -7, 7]), np.array([2, 2, -2])
+BITS_X, BITS_Y = np.array([12, 10]), np.array([10, 3])
+BOOL_X, BOOL_Y = np.array([True, True, False, False]), np.array([True, False, True, False])
+
+RECORDS += [
+    binary("math.add", X, Y, np.add, NUMERIC),
+    binary("math.subtract", X, Y, np.subtract, NUMERIC),
+    binary("math.multiply", X, Y, np.multiply, NUMERIC),
+    binary("math.maximum", X, Y, np.maximum, NUMERIC),
+    binary("math.minimum", X, Y, np.minimum, NUMERIC),
+    binary("math.pow", np.abs(X), Y, np.power),
+    binary("math.squared_difference", X, Y, lambda a, b: (a - b) ** 2, NUMERIC),
+    binary("math.atan2", X, Y, np.arctan2),
+    binary("math.floordiv", X, Y, lambda a, b: np.floor(a / b), grad_args=()),
+    binary("math.floormod", X, Y, np.mod),
+    binary("math.mod", X, Y, np.mod, name="math.mod"),
+    binary("truncatemod", X, Y, np.fmod, grad_args=(), api="v1"),
+    binary("realdiv", X, Y, np.divide, api="v1"),
+    binary("math.truediv", X, Y, np.divide),
+    binary("math.divide", X, Y, np.divide, name="math.divide"),
+    binary("div", X, Y, np.divide, api="v1"),
+    binary("math.divide_no_nan", X, np.where(Y > 2.0, 0.0, Y),
+           lambda a, b: np.where(b == 0, 0.0, a / np.where(b == 0, 1.0, b)), grad_args=(0,)),
+    binary("math.xdivy", np.array([0.0, 2.0, -1.5]), np.array([0.5, 4.0, 2.0]),
+           lambda a, b: np.where(a == 0, 0.0, a / b), grad_args=(1,)),
+    binary("math.xlogy", np.array([0.0, 2.0, -1.5]), np.array([0.5, 4.0, 2.0]),
+           lambda a, b: np.where(a == 0, 0.0, a * np.log(b)), grad_args=(1,)),
+    binary("math.xlog1py", np.array([0.0, 2.0, -1.5]), np.array([0.5, 4.0, 2.0]),
+           lambda a, b: np.where(a == 0, 0.0, a * np.log1p(b)), grad_args=(1,)),
+    # TF's integer semantics: floor division and modulo round toward -inf, truncate* toward 0
+    binary("math.add", INT_X, INT_Y, np.add, (I32,), (), name="add_int"),
+    binary("math.floordiv", INT_X, INT_Y, np.floor_divide, (I32,), (), name="floordiv_int"),
+    binary("floor_div", INT_X, INT_Y, np.floor_divide, (I32,), (), api="v1"),
+    binary("math.floormod", INT_X, INT_Y, np.mod, (I32,), (), name="floormod_int"),
+    binary("truncatediv", INT_X, INT_Y, lambda a, b: np.trunc(a / b), (I32,), (), api="v1"),
+    binary("truncatemod", INT_X, INT_Y, np.fmod, (I32,), (), api="v1", name="truncatemod_int"),
+    binary("div", INT_X, INT_Y, np.floor_divide, (I32,), (), api="v1", name="div_int"),
+    binary("math.pow", np.array([2, 3, -2]), np.array([3, 2, 3]), np.power, (I32,), (),
+           name="pow_int"),
+    binary("math.maximum", np.array([2, 3, -2]), np.array([3, 2, 3]), np.maximum, (I32,), (),
+           name="maximum_int"),
+    binary("bitwise.bitwise_and", BITS_X, BITS_Y, np.bitwise_and, (I32,), ()),
+    binary("bitwise.bitwise_or", BITS_X, BITS_Y, np.bitwise_or, (I32,), ()),
+    binary("bitwise.bitwise_xor", BITS_X, BITS_Y, np.bitwise_xor, (I32,), ()),
+    binary("bitwise.left_shift", BITS_X, np.array([1, 2]), np.left_shift, (I32,), ()),
+    binary("bitwise.right_shift", BITS_X, np.array([1, 2]), np.right_shift, (I32,), ()),
+    binary("math.logical_and", BOOL_X, BOOL_Y, np.logical_and, (BOOL,), ()),
+    binary("math.logical_or", BOOL_X, BOOL_Y, np.logical_or, (BOOL,), ()),
+    binary("math.logical_xor", BOOL_X, BOOL_Y, np.logical_xor, (BOOL,), ()),
+]
+
+COMPARE_X, COMPARE_Y = np.array([1, 2, 3, -1]), np.array([2, 2, 2, -1])
+RECORDS += [binary(path, COMPARE_X, COMPARE_Y, reference, NUMERIC, (), out_dtype=BOOL)
+            for path, reference in [
+                ("math.equal", np.equal), ("math.not_equal", np.not_equal),
+                ("math.less", np.less), ("math.less_equal", np.less_equal),
+                ("math.greater", np.greater), ("math.greater_equal", np.greater_equal)]]
+
+RECORDS += [
+    OpRecord("math.add_n", (uniform((2, 3)), uniform((2, 3)), uniform((2, 3))),
+             lambda a, b, c: a + b + c, NUMERIC, call=as_list, grad_args=(0, 1, 2)),
+    OpRecord("cast", (uniform((2, 3), -3, 3),), lambda v: np.trunc(v), (F32, F64),
+             kwargs={"dtype": "int32"}, out_dtype=I32, grad_args=(), name="cast_to_int32"),
+    OpRecord("cast", (uniform((2, 3)),), lambda v: v, (F32,), kwargs={"dtype": "float64"},
+             out_dtype=F64, name="cast_to_float64"),
+    OpRecord("clip_by_value", (away_from((2, 4), (-1.0, 1.5)),), lambda v: np.clip(v, -1, 1.5),
+             kwargs={"clip_value_min": -1, "clip_value_max": 1.5}),
+    OpRecord("clip_by_norm", (uniform((2, 3)),),
+             lambda v: v * min(1.0, 1.0 / np.sqrt((v * v).sum())), kwargs={"clip_norm": 1.0}),
+    OpRecord("math.scalar_mul", (uniform((2, 3)),), lambda v: 2.5 * v,
+             call=lambda op, x: op(2.5, x)),
+    OpRecord("math.polyval", (uniform((4,)),), lambda v: v ** 2 + 3,
+             call=lambda op, x: op([1.0, 0.0, 3.0], x)),
+]
+
+# ---------------------------------------------------------------- math: reductions
+
+A = np.arange(24, dtype=np.float64).reshape(2, 3, 4) / 7 - 1   # one zero, no ties
+REDUCTIONS = [
+    ("math.reduce_sum", np.sum), ("math.reduce_mean", np.mean), ("math.reduce_max", np.max),
+    ("math.reduce_min", np.min), ("math.reduce_prod", np.prod), ("math.reduce_std", np.std),
+    ("math.reduce_variance", np.var),
+    ("math.reduce_logsumexp",
+     lambda v, axis, keepdims: np.log(np.sum(np.exp(v), axis=axis, keepdims=keepdims))),
+    ("math.reduce_euclidean_norm",
+     lambda v, axis, keepdims: np.sqrt(np.sum(v * v, axis=axis, keepdims=keepdims))),
+]
+# std, variance, norm of nothing reduced: TF's gradient divides by a zero std/norm
+SINGULAR_WITHOUT_AXES = ("math.reduce_std", "math.reduce_variance", "math.reduce_euclidean_norm")
+
+
+def _reduction(path, reference, axis, keepdims):
+    np_axis = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+    singular = axis == [] and path in SINGULAR_WITHOUT_AXES
+    return OpRecord(path, (fixed(A),),
+                    lambda v: reference(v, axis=np_axis, keepdims=keepdims),
+                    kwargs={"axis": axis, "keepdims": keepdims},
+                    grad_args=() if singular else (0,),
+                    name="%s(axis=%s,keepdims=%s)" % (path, axis, keepdims))
+
+
+RECORDS += [_reduction(path, reference, axis, keepdims)
+            for path, reference in REDUCTIONS
+            for axis in [None, 0, -1, [0, 2], (1,), []]
+            for keepdims in [False, True]]
+
+B = np.array([[True, False, True], [True, True, True]])
+RECORDS += [
+    OpRecord("math.reduce_sum", (uniform((2, 3), -5, 5),), lambda v: v.sum(1), (I32,),
+             kwargs={"axis": 1}, grad_args=(), name="reduce_sum_int"),
+    OpRecord("math.reduce_all", (fixed(B),), lambda v: v.all(1), (BOOL,), kwargs={"axis": 1},
+             grad_args=()),
+    OpRecord("math.reduce_any", (fixed(~B),), lambda v: v.any(0), (BOOL,), kwargs={"axis": 0},
+             grad_args=()),
+    OpRecord("math.count_nonzero", (fixed(np.array([[0, 1, 2], [0, 0, 3]])),),
+             lambda v: np.count_nonzero(v, axis=1), NUMERIC, kwargs={"axis": 1},
+             out_dtype=I64, grad_args=()),
+    OpRecord("math.argmax", (uniform((3, 4)),), lambda v: v.argmax(1), NUMERIC,
+             kwargs={"axis": 1}, out_dtype=I64, grad_args=()),
+    OpRecord("math.argmin", (uniform((3, 4)),), lambda v: v.argmin(0), NUMERIC,
+             kwargs={"axis": 0, "output_type": "int32"}, out_dtype=I32, grad_args=()),
+    OpRecord("math.cumsum", (uniform((2, 4)),), lambda v: np.cumsum(v, 1), NUMERIC,
+             kwargs={"axis": 1}),
+    OpRecord("math.cumsum", (uniform((2, 4)),),
+             lambda v: np.cumsum(v[:, ::-1], 1)[:, ::-1] - v, NUMERIC,
+             kwargs={"axis": 1, "exclusive": True, "reverse": True},
+             name="math.cumsum(exclusive,reverse)"),
+    OpRecord("math.cumprod", (positive((2, 4)),), lambda v: np.cumprod(v, 1), FLOATS,
+             kwargs={"axis": 1}),
+    OpRecord("math.cumulative_logsumexp", (uniform((5,)),), np.logaddexp.accumulate),
+]
+
+SEGMENT_IDS = np.array([0, 0, 2, 2])
+UNSORTED_IDS = np.array([2, 0, 2, 1])
+
+
+def _segments(reduce, ids, count, empty):
+    def reference(data, segment_ids):
+        return np.stack([reduce(data[ids == s], axis=0) if (ids == s).any()
+                         else np.full(data.shape[1:], empty) for s in range(count)])
+    return reference
+
+
+RECORDS += [
+    OpRecord(path, (uniform((4, 2)), fixed(SEGMENT_IDS, I32)),
+             _segments(reduce, SEGMENT_IDS, 3, empty), FLOATS,
+             grad_args=(0,) if differentiable else ())
+    for path, reduce, empty, differentiable in [
+        ("math.segment_sum", np.sum, 0, True), ("math.segment_mean", np.mean, 0, True),
+        ("math.segment_max", np.max, 0, True), ("math.segment_min", np.min, 0, True),
+        ("math.segment_prod", np.prod, 1, True)]]
+RECORDS += [
+    OpRecord(path, (uniform((4, 2)), fixed(UNSORTED_IDS, I32)),
+             _segments(reduce, UNSORTED_IDS, 3, 0), FLOATS, kwargs={"num_segments": 3})
+    for path, reduce in [
+        ("math.unsorted_segment_sum", np.sum), ("math.unsorted_segment_mean", np.mean),
+        ("math.unsorted_segment_max", np.max), ("math.unsorted_segment_min", np.min),
+        ("math.unsorted_segment_prod", np.prod),
+        ("math.unsorted_segment_sqrt_n", lambda v, axis: v.sum(axis) / np.sqrt(len(v)))]]
+
+# ---------------------------------------------------------------- matmul family, linalg
+
+RECORDS += [
+    OpRecord("linalg.matmul", (uniform((2, 3)), uniform((3, 4))), np.matmul, NUMERIC,
+             grad_args=(0, 1)),
+    OpRecord("linalg.matmul", (uniform((3, 2)), uniform((4, 3))), lambda a, b: a.T @ b.T,
+             kwargs={"transpose_a": True, "transpose_b": True}, grad_args=(0, 1),
+             name="linalg.matmul(transpose_a,transpose_b)"),
+    OpRecord("linalg.matmul", (uniform((2, 3)), uniform((2, 3), unknown_batch=False)),
+             lambda a, b: a @ b.T, kwargs={"adjoint_b": True}, grad_args=(0, 1),
+             name="linalg.matmul(adjoint_b)"),
+    OpRecord("linalg.matmul", (uniform((5, 2, 3)), uniform((3, 4))), np.matmul,
+             grad_args=(0, 1), name="linalg.matmul(batch)"),
+    OpRecord("linalg.matvec", (uniform((2, 3)), uniform((3,), unknown_batch=False)),
+             np.matmul, grad_args=(0, 1)),
+    OpRecord("linalg.tensordot", (uniform((2, 3, 4)), uniform((4, 3), unknown_batch=False)),
+             lambda a, b: np.tensordot(a, b, [[1, 2], [1, 0]]),
+             kwargs={"axes": [[1, 2], [1, 0]]}, grad_args=(0, 1)),
+    OpRecord("einsum", (uniform((2, 3, 4)), uniform((4, 2))),
+             lambda a, b: np.einsum("ijk,kl->ijl", a, b), call=lambda op, a, b: op(
+                 "ijk,kl->ijl", a, b), grad_args=(0, 1)),
+    OpRecord("linalg.trace", (uniform((2, 3, 3)),), lambda v: np.trace(v, axis1=-2, axis2=-1)),
+    OpRecord("linalg.matrix_transpose", (uniform((2, 3, 4)),), lambda v: v.swapaxes(-1, -2),
+             NUMERIC),
+    OpRecord("linalg.adjoint", (uniform((2, 3, 4)),), lambda v: v.swapaxes(-1, -2)),
+    OpRecord("linalg.band_part", (uniform((2, 4, 4)),),
+             lambda v: v * np.tri(4, 4, 1) * np.tri(4, 4, 0).T, NUMERIC,
+             kwargs={"num_lower": 0, "num_upper": 1}),
+    OpRecord("linalg.diag", (uniform((2, 3)),), lambda v: v[:, :, None] * np.eye(3), NUMERIC),
+    OpRecord("linalg.diag_part", (uniform((2, 3, 3)),),
+             lambda v: np.diagonal(v, axis1=1, axis2=2), NUMERIC),
+    OpRecord("linalg.tensor_diag", (uniform((3,)),), np.diag, NUMERIC),
+    OpRecord("linalg.tensor_diag_part", (uniform((3, 3)),), np.diag, NUMERIC),
+    OpRecord("linalg.cross", (uniform((2, 3)), uniform((2, 3))), np.cross, grad_args=(0, 1)),
+    OpRecord("linalg.inv", (spd((2, 3, 3)),), np.linalg.inv,
+             tolerance={F32: (1e-4, 1e-5)}),
+    OpRecord("linalg.det", (spd((2, 3, 3)),), np.linalg.det, tolerance={F32: (1e-4, 1e-5)}),
+    OpRecord("linalg.logdet", (spd((2, 3, 3)),), lambda v: np.linalg.slogdet(v)[1],
+             call=symmetrized, tolerance={F32: (1e-4, 1e-5)}),
+    OpRecord("linalg.cholesky", (spd((2, 3, 3)),), np.linalg.cholesky, call=symmetrized,
+             tolerance={F32: (1e-4, 1e-5)}),
+    OpRecord("linalg.solve", (spd((2, 3, 3)), uniform((2, 3, 2))), np.linalg.solve,
+             grad_args=(0, 1), tolerance={F32: (1e-4, 1e-5)}),
+    OpRecord("linalg.norm", (uniform((2, 3)),), lambda v: np.sqrt((v * v).sum(1)),
+             kwargs={"axis": 1}),
+    OpRecord("linalg.global_norm", (uniform((2, 3)), uniform((4,))),
+             lambda a, b: np.sqrt((a * a).sum() + (b * b).sum()), call=as_list,
+             grad_args=(0, 1)),
+]
+
+# ---------------------------------------------------------------- array ops
+
+AR = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+M = np.array([[1, 2, 3], [4, 5, 6]])
+
+
+def _array(path, args, reference, dtypes=NUMERIC, **options):
+    return OpRecord(path, args, reference, dtypes, **options)
+
+
+RECORDS += [
+    _array("reshape", (fixed(AR),), lambda v: v.reshape(4, -1), kwargs={"shape": [4, -1]}),
+    _array("expand_dims", (fixed(M),), lambda v: v[:, None], kwargs={"axis": 1}),
+    _array("expand_dims", (fixed(M),), lambda v: v[..., None], kwargs={"axis": -1},
+           name="expand_dims_neg"),
+    _array("squeeze", (fixed(np.zeros((1, 2, 1, 3)), unknown_batch=False),),
+           lambda v: v.reshape(2, 3)),
+    _array("squeeze", (fixed(np.zeros((1, 2, 1)), unknown_batch=False),),
+           lambda v: v[..., 0], kwargs={"axis": [-1]}, name="squeeze_axis"),
+    _array("transpose", (fixed(AR),), np.transpose),
+    _array("transpose", (fixed(AR),), lambda v: v.transpose(1, 0, 2),
+           kwargs={"perm": [1, 0, 2]}, name="transpose_perm"),
+    _array("broadcast_to", (fixed(np.array([1, 2, 3])),), lambda v: np.broadcast_to(v, (2, 3)),
+           kwargs={"shape": [2, 3]}),
+    _array("concat", (fixed(M), fixed(M)), lambda a, b: np.concatenate([a, b], 0),
+           call=as_list, kwargs={"axis": 0}, grad_args=(0, 1)),
+    _array("concat", (fixed(AR), fixed(AR)), lambda a, b: np.concatenate([a, b], -1),
+           call=as_list, kwargs={"axis": -1}, grad_args=(0, 1), name="concat_neg_axis"),
+    _array("stack", (fixed(M), fixed(M)), lambda a, b: np.stack([a, b], 1), call=as_list,
+           kwargs={"axis": 1}, grad_args=(0, 1)),
+    _array("stack", (fixed(M), fixed(M)), lambda a, b: np.stack([a, b], -1), call=as_list,
+           kwargs={"axis": -1}, grad_args=(0, 1), name="stack_neg"),
+    _array("unstack", (fixed(M, unknown_batch=False),), list),
+    _array("unstack", (fixed(AR),), lambda v: [v[..., i] for i in range(4)],
+           kwargs={"num": 4, "axis": -1}, name="unstack_axis"),
+    _array("split", (fixed(AR),), lambda v: np.split(v, 2, axis=2),
+           kwargs={"num_or_size_splits": 2, "axis": 2}, name="split_num"),
+    _array("split", (fixed(AR),), lambda v: [v[:, :1], v[:, 1:]],
+           kwargs={"num_or_size_splits": [1, -1], "axis": 1}, name="split_sizes"),
+    _array("tile", (fixed(M),), lambda v: np.tile(v, (2, 3)), kwargs={"multiples": [2, 3]}),
+    _array("pad", (fixed(M),), lambda v: np.pad(v, [[1, 0], [0, 2]]),
+           kwargs={"paddings": [[1, 0], [0, 2]]}, name="pad_constant"),
+    _array("pad", (fixed(M),), lambda v: np.pad(v, 1, constant_values=-1),
+           kwargs={"paddings": [[1, 1], [1, 1]], "constant_values": -1}, name="pad_values"),
+    _array("pad", (fixed(M),), lambda v: np.pad(v, [[1, 1], [2, 2]], "reflect"),
+           kwargs={"paddings": [[1, 1], [2, 2]], "mode": "REFLECT"}, name="pad_reflect"),
+    _array("pad", (fixed(M),), lambda v: np.pad(v, [[2, 1], [3, 2]], "symmetric"),
+           kwargs={"paddings": [[2, 1], [3, 2]], "mode": "symmetric"}, name="pad_symmetric"),
+    _array("reverse", (fixed(AR),), lambda v: v[::-1, :, ::-1], kwargs={"axis": [0, -1]}),
+    _array("reverse_sequence", (fixed(M), fixed(np.array([2, 3]), I32)),
+           lambda v, lengths: np.array([[2, 1, 3], [6, 5, 4]]),
+           kwargs={"seq_axis": 1, "batch_axis": 0}),
+    _array("roll", (fixed(M),), lambda v: np.roll(v, 1, 1), kwargs={"shift": 1, "axis": 1}),
+    _array("roll", (fixed(AR),), lambda v: np.roll(v, (1, -2), (0, 2)),
+           kwargs={"shift": [1, -2], "axis": [0, 2]}, name="roll_multi"),
+    _array("repeat", (fixed(M),), lambda v: np.repeat(v, [1, 3], axis=0),
+           kwargs={"repeats": [1, 3], "axis": 0}, name="repeat_axis"),
+    _array("identity", (fixed(M),), lambda v: v),
+    _array("gather", (fixed(AR), fixed(np.array([1, 0]), I32)), lambda v, i: v[i]),
+    _array("gather", (fixed(AR), fixed(np.array([[3, 0], [1, 1]]), I32)),
+           lambda v, i: np.take(v, i, 2), kwargs={"axis": 2}, name="gather_axis"),
+    _array("gather", (fixed(AR), fixed(np.array([[0, 2], [1, 1]]), I32)),
+           lambda v, i: np.stack([v[0][[0, 2]], v[1][[1, 1]]]),
+           kwargs={"axis": 1, "batch_dims": 1}, name="gather_batch_dims"),
+    _array("gather_nd", (fixed(AR, unknown_batch=False), fixed(np.array([[0, 1], [1, 2]]), I32)),
+           lambda v, i: np.stack([v[0, 1], v[1, 2]])),
+    _array("slice", (fixed(AR),), lambda v: v[1:2, 0:2, 1:],
+           kwargs={"begin": [1, 0, 1], "size": [1, 2, -1]}),
+    _array("strided_slice", (fixed(AR),), lambda v: v[:, ::2, ::3],
+           kwargs={"begin": [0, 0, 0], "end": [2, 3, 4], "strides": [1, 2, 3]}),
+    _array("strided_slice", (fixed(AR),), lambda v: v[1, -1],
+           kwargs={"begin": [1, -1], "end": [2, 0], "shrink_axis_mask": 3},
+           name="strided_slice_shrink"),
+    _array("one_hot", (fixed(np.array([0, 2, -1, 5]), I32),),
+           lambda i: np.array([[1, 0, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]]), FLOATS,
+           kwargs={"depth": 3, "dtype": CASE_DTYPE}, grad_args=()),
+    _array("one_hot", (fixed(np.array([1]), I32),), lambda i: np.array([[-1, 5, -1]]), (I32,),
+           kwargs={"depth": 3, "on_value": 5, "off_value": -1}, grad_args=(),
+           name="one_hot_values"),
+    _array("one_hot", (fixed(np.array([0, 1]), I32),), lambda i: np.eye(3, 2), (F32,),
+           kwargs={"depth": 3, "axis": 0}, grad_args=(), name="one_hot_axis0"),
+    _array("where", (fixed(np.array([True, False]), BOOL), fixed(np.array([1, 2])),
+                     fixed(np.array([3, 4]))), np.where, grad_args=(1, 2)),
+    _array("where", (fixed(np.array([[True], [False]]), BOOL), fixed(M), fixed(0)),
+           np.where, grad_args=(1, 2), name="where_broadcast"),
+    _array("boolean_mask", (fixed(M), fixed(np.array([True, False]), BOOL)),
+           lambda v, m: v[m]),
+    _array("sort", (uniform((3, 4)),), lambda v: np.sort(v, -1)),
+    _array("argsort", (uniform((3, 4)),), lambda v: np.argsort(v, -1), FLOATS, out_dtype=I32,
+           grad_args=()),
+    _array("nn.space_to_depth", (fixed(np.arange(16.).reshape(1, 4, 4, 1)),),
+           lambda v: v.reshape(1, 2, 2, 2, 2, 1).transpose(0, 1, 3, 2, 4, 5).reshape(1, 2, 2, 4),
+           kwargs={"block_size": 2}),
+    _array("nn.depth_to_space", (fixed(np.arange(8.).reshape(1, 1, 1, 8)),),
+           lambda v: v.reshape(1, 1, 1, 2, 2, 2).transpose(0, 1, 3, 2, 4, 5).reshape(1, 2, 2, 2),
+           kwargs={"block_size": 2}),
+    _array("math.top_k", (uniform((3, 5)),),
+           lambda v: (-np.sort(-v, -1)[:, :2], np.argsort(-v, -1)[:, :2]), FLOATS,
+           kwargs={"k": 2}, out_dtype=(None, I32)),
+]
+
+# ---------------------------------------------------------------- nn ops
+
+SELU_A, SELU_S = 1.6732632423543772, 1.0507009873554805
+
+
+def _np_softmax(v, axis=-1):
+    e = np.exp(v - v.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+def activation(path, reference, kinks=(0.0,), dtypes=FLOATS, **options):
+    return OpRecord(path, (away_from((2, 5), kinks, -8.0, 8.0),), reference, dtypes, **options)
+
+
+RECORDS += [
+    activation("nn.relu", lambda v: np.maximum(v, 0), dtypes=NUMERIC),
+    activation("nn.relu6", lambda v: np.clip(v, 0, 6), (0.0, 6.0)),
+    activation("nn.elu", lambda v: np.where(v > 0, v, np.expm1(v))),
+    activation("nn.selu", lambda v: SELU_S * np.where(v > 0, v, SELU_A * np.expm1(v))),
+    activation("nn.leaky_relu", lambda v: np.where(v > 0, v, 0.2 * v)),
+    activation("nn.softplus", lambda v: np.log1p(np.exp(v)), name="nn.softplus"),
+    activation("nn.softsign", lambda v: v / (1 + np.abs(v)), name="nn.softsign"),
+    activation("nn.swish", lambda v: v / (1 + np.exp(-v))),
+    activation("nn.crelu", lambda v: np.concatenate([np.maximum(v, 0), np.maximum(-v, 0)], -1),
+               api="v1"),
+    activation("nn.gelu", lambda v: 0.5 * v * (1 + erf(v / math.sqrt(2)))),
+    activation("nn.gelu", lambda v: 0.5 * v * (1 + np.tanh(
+        math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3))), kwargs={"approximate": True},
+               name="nn.gelu(approximate)"),
+    activation("nn.sigmoid", _sigmoid, name="nn.sigmoid"),
+    OpRecord("nn.softmax", (uniform((3, 4, 5)),), _np_softmax),
+    OpRecord("nn.softmax", (uniform((3, 4, 5)),), lambda v: _np_softmax(v, 1),
+             kwargs={"axis": 1}, name="nn.softmax(axis=1)"),
+    OpRecord("nn.log_softmax", (uniform((3, 4, 5)),), lambda v: np.log(_np_softmax(v))),
+    OpRecord("nn.bias_add", (uniform((2, 3, 4, 5)), uniform((5,), unknown_batch=False)),
+             lambda x, b: x + b, grad_args=(0, 1)),
+    OpRecord("nn.bias_add", (uniform((2, 3, 4, 5)), uniform((3,), unknown_batch=False)),
+             lambda x, b: x + b.reshape(1, 3, 1, 1), kwargs={"data_format": "NCHW"},
+             grad_args=(0, 1), name="nn.bias_add(NCHW)"),
+    OpRecord("nn.l2_loss", (uniform((4, 3)),), lambda v: (v * v).sum() / 2),
+    OpRecord("nn.l2_normalize", (uniform((4, 3)),),
+             lambda v: v / np.sqrt((v * v).sum(1, keepdims=True)), kwargs={"axis": 1}),
+    OpRecord("nn.moments", (uniform((4, 5, 3)),), lambda v: (v.mean((0, 1)), v.var((0, 1))),
+             kwargs={"axes": [0, 1]}),
+    OpRecord("nn.batch_normalization",
+             (uniform((4, 3)), uniform((3,), unknown_batch=False),
+              positive((3,), unknown_batch=False), uniform((3,), unknown_batch=False),
+              uniform((3,), unknown_batch=False)),
+             lambda x, m, v, o, s: (x - m) / np.sqrt(v + 1e-3) * s + o,
+             kwargs={"variance_epsilon": 1e-3}, grad_args=(0, 1, 2, 3, 4)),
+    OpRecord("nn.local_response_normalization", (uniform((2, 3, 3, 7)),),
+             lambda v: v / (1.5 + 0.3 * np.stack([
+                 (v[..., max(0, c - 2):c + 3] ** 2).sum(-1) for c in range(7)], -1)) ** 0.75,
+             kwargs={"depth_radius": 2, "bias": 1.5, "alpha": 0.3, "beta": 0.75}),
+    OpRecord("nn.in_top_k", (fixed(np.array([1, 2, 0]), I32),
+                             fixed(np.array([[0.1, 0.8, 0.1], [0.5, 0.2, 0.3], [0.3, 0.3, 0.4]]))),
+             lambda t, p: np.array([True, True, True]), (F32,), kwargs={"k": 2},
+             out_dtype=BOOL, grad_args=()),
+    OpRecord("nn.zero_fraction", (fixed(np.array([0, 1, 0, 2])),), lambda v: np.mean(v == 0),
+             NUMERIC, out_dtype=F32, grad_args=()),
+]
+
+
+def _tf_pads(size, k, s):
+    total = max((-(-size // s) - 1) * s + k - size, 0)
+    return total // 2, total - total // 2
+
+
+def _windows(x, k, s, padding, fill):
+    """(n, oh, ow, kh, kw, c) windows of NHWC `x` as TF lays them out, padding with `fill`."""
+    if padding == "SAME":
+        pads = [_tf_pads(x.shape[1], k[0], s[0]), _tf_pads(x.shape[2], k[1], s[1])]
+        x = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=fill)
+    oh, ow = (x.shape[1] - k[0]) // s[0] + 1, (x.shape[2] - k[1]) // s[1] + 1
+    return np.stack([np.stack([x[:, i * s[0]:i * s[0] + k[0], j * s[1]:j * s[1] + k[1]]
+                               for j in range(ow)], 1) for i in range(oh)], 1)
+
+
+def np_conv2d(x, w, stride, padding):
+    return np.einsum("nijhwc,hwcd->nijd", _windows(x, w.shape[:2], stride, padding, 0), w)
+
+
+def np_pool(x, k, s, padding, kind):
+    """TF's pools: SAME windows are clipped to the input, padding never counts."""
+    if kind == "MAX":
+        return _windows(x, k, s, padding, -np.inf).max((3, 4))
+    sums = _windows(x, k, s, padding, 0).sum((3, 4))
+    return sums / _windows(np.ones_like(x), k, s, padding, 0).sum((3, 4))
+
+
+RECORDS += [
+    OpRecord("nn.conv2d", (uniform((2, 5, 6, 2)), uniform((3, 3, 2, 3), unknown_batch=False)),
+             lambda x, w: np_conv2d(x, w, (2, 2), "SAME"),
+             kwargs={"strides": 2, "padding": "SAME"}, grad_args=(0, 1),
+             tolerance={F32: (1e-4, 1e-5)}),
+    OpRecord("nn.conv2d", (uniform((1, 6, 5, 2)), uniform((2, 3, 2, 2), unknown_batch=False)),
+             lambda x, w: np_conv2d(x, w, (1, 2), "VALID"),
+             kwargs={"strides": [1, 1, 2, 1], "padding": "VALID"}, grad_args=(0, 1),
+             tolerance={F32: (1e-4, 1e-5)}, name="nn.conv2d(VALID)"),
+    OpRecord("nn.max_pool2d", (uniform((2, 5, 6, 2)),),
+             lambda x: np_pool(x, (3, 3), (2, 2), "SAME", "MAX"),
+             kwargs={"ksize": 3, "strides": 2, "padding": "SAME"}),
+    OpRecord("nn.avg_pool2d", (uniform((2, 5, 6, 2)),),
+             lambda x: np_pool(x, (3, 3), (2, 2), "SAME", "AVG"),
+             kwargs={"ksize": 3, "strides": 2, "padding": "SAME"}),
+    OpRecord("nn.max_pool", (uniform((1, 6, 5, 2)),),
+             lambda x: np_pool(x, (2, 2), (2, 1), "VALID", "MAX"),
+             kwargs={"ksize": [1, 2, 2, 1], "strides": [1, 2, 1, 1], "padding": "VALID"}),
+    OpRecord("nn.avg_pool", (uniform((1, 6, 5, 2)),),
+             lambda x: np_pool(x, (2, 2), (2, 1), "VALID", "AVG"),
+             kwargs={"ksize": [1, 2, 2, 1], "strides": [1, 2, 1, 1], "padding": "VALID"}),
+]
+
+
+def _np_sigmoid_xent(labels, logits):
+    return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+RECORDS += [
+    OpRecord("nn.softmax_cross_entropy_with_logits", (distribution((4, 5)), uniform((4, 5))),
+             lambda labels, logits: -(labels * np.log(_np_softmax(logits))).sum(-1),
+             call=keywords("labels", "logits"), grad_args=(0, 1)),
+    OpRecord("nn.sparse_softmax_cross_entropy_with_logits",
+             (integers((4,), 0, 5), uniform((4, 5))),
+             lambda labels, logits: -np.log(_np_softmax(logits))[np.arange(4), labels],
+             call=keywords("labels", "logits"), grad_args=(1,)),
+    OpRecord("nn.sigmoid_cross_entropy_with_logits",
+             (uniform((2, 5), 0.0, 1.0), fixed(np.array([[-100.0, -2.0, 0.0, 3.0, 100.0],
+                                                          [0.5, -0.5, 1.5, -1.5, 4.0]]))),
+             _np_sigmoid_xent, call=keywords("labels", "logits"), grad_args=(0, 1),
+             xfail={"gradient": "d/dlogits at logits == 0 is -labels here (torch's relu and abs "
+                                "have derivative 0 at 0); TF's where-based formula "
+                                "(nn_impl.sigmoid_cross_entropy_with_logits) gives "
+                                "sigmoid(0) - labels = 0.5 - labels"}),
+    OpRecord("nn.weighted_cross_entropy_with_logits", (uniform((2, 5), 0.0, 1.0),
+                                                       uniform((2, 5), -4, 4)),
+             lambda z, x: (1 - z) * x + (1 + 2 * z) * (np.log1p(np.exp(-np.abs(x)))
+                                                       + np.maximum(-x, 0)),
+             call=keywords("labels", "logits"), kwargs={"pos_weight": 3.0}, grad_args=(0, 1)),
+    OpRecord("nn.log_poisson_loss", (uniform((3,), 0, 3), uniform((3,))),
+             lambda z, c: np.exp(c) - z * c, grad_args=(0, 1)),
+]
+
+_names = [record.id for record in RECORDS]
+assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
+
+
+def lookup(record):
+    """The op a record tests: its path in `tf.compat.v1` or `tf.compat.v2`."""
+    obj = tf.compat.v1 if record.api == "v1" else tf.compat.v2
+    for part in record.path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def all_ops():
+    """{implementation: "module.name"} for every `@op` function of tfcompat (imports all
+    of its modules; those needing a missing optional dependency are skipped)."""
+    for info in pkgutil.walk_packages(tf.__path__, "tfcompat."):
+        if info.name.endswith("__main__"):   # the runner's entry point runs a script
+            continue
+        try:
+            importlib.import_module(info.name)
+        except Exception:   # noqa: BLE001 - an optional dependency is missing
+            continue
+    found = {}
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith("tfcompat") and module is not None:
+            for obj in list(vars(module).values()):
+                impl = inspect.isfunction(obj) and getattr(obj, "_tfcompat_impl", None)
+                if impl and obj.__module__ == module_name:
+                    found[impl] = "%s.%s" % (module_name, obj.__qualname__)
+    return found
+
+
+def ops_run_by_records():
+    """The `@op` implementations run while each record runs eagerly once, read from the op
+    wrappers' frames when they return: the plain wrapper's closure cell `fn`, the
+    fast_binary wrapper's `general` (the plain wrapper, `functools.wraps(fn)`)."""
+    wrapper_codes = {tf.math.sin.__code__, tf.math.add.__code__}
+    entered = set()
+
+    def profile(frame, event, _):
+        if event == "return" and frame.f_code in wrapper_codes:
+            local = frame.f_locals
+            entered.add(local["fn"] if "fn" in local else local["general"].__wrapped__)
+
+    for record in RECORDS:
+        dtype = record.dtypes[0]
+        tensors = [tf.constant(a) for a in record.arrays(dtype)]
+        kwargs = {k: (tf.as_dtype(dtype) if v is CASE_DTYPE else v)
+                  for k, v in record.kwargs.items()}
+        sys.setprofile(profile)
+        try:
+            (record.call or (lambda op, *ts, **kw: op(*ts, **kw)))(lookup(record), *tensors,
+                                                                   **kwargs)
+        finally:
+            sys.setprofile(None)
+    return entered
+
+
+def coverage_report():
+    ops = all_ops()
+    covered = ops_run_by_records() & set(ops)
+    missing = sorted(name for impl, name in ops.items() if impl not in covered)
+    print("%d @op functions, %d run by a record (%d records); without a record:"
+          % (len(ops), len(covered), len(RECORDS)))
+    for name in missing:
+        print("  " + name)
+
+
+if __name__ == "__main__":
+    coverage_report()

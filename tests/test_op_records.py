@@ -1,0 +1,132 @@
+"""The generic op test: every record of tests/op_records.py, per dtype, checked
+- eager: results, dtypes and shapes against the numpy reference;
+- graph: built in a TF1 `tf.Graph` on placeholders (first dim None where the record
+  allows), static shapes compatible with eager's, `Session.run` values equal to eager's;
+- gradient (float64): `tf.GradientTape` gradients of sum(outputs * random cotangents)
+  against central finite differences of the op itself.
+"""
+import numpy as np
+import pytest
+
+import tfcompat as tf
+from op_records import CASE_DTYPE, F64, RECORDS, lookup
+
+FINITE_DIFFERENCE_STEP = 1e-6
+
+
+def _flat(result):
+    if isinstance(result, (list, tuple)):
+        return [t for part in result for t in _flat(part)]
+    return [result]
+
+
+def _run(record, tensors, dtype):
+    op = lookup(record)
+    kwargs = {k: (tf.as_dtype(dtype) if v is CASE_DTYPE else v)
+              for k, v in record.kwargs.items()}
+    if record.call is not None:
+        return _flat(record.call(op, *tensors, **kwargs))
+    return _flat(op(*tensors, **kwargs))
+
+
+def _assert_close(actual, expected, tolerance, what):
+    rtol, atol = tolerance
+    assert actual.shape == expected.shape, (what, actual.shape, expected.shape)
+    if expected.dtype.kind in "fc":
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=what)
+    else:
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+
+
+def check_eager(record, dtype):
+    arrays = record.arrays(dtype)
+    results = _run(record, [tf.constant(a) for a in arrays], dtype)
+    expected = record.expected(arrays, dtype)
+    assert len(results) == len(expected)
+    for i, (result, want) in enumerate(zip(results, expected)):
+        assert result.dtype == tf.as_dtype(want.dtype), (i, result.dtype, want.dtype)
+        _assert_close(np.asarray(result.numpy()), want, record.tolerance_for(want.dtype),
+                      "output %d" % i)
+
+
+def _placeholder_shape(arg, array):
+    if arg.unknown_batch and array.ndim:
+        return [None] + list(array.shape[1:])
+    return list(array.shape)
+
+
+def check_graph(record, dtype):
+    arrays = record.arrays(dtype)
+    eager = _run(record, [tf.constant(a) for a in arrays], dtype)
+    with tf.Graph().as_default():
+        placeholders = [tf.compat.v1.placeholder(tf.as_dtype(a.dtype), _placeholder_shape(arg, a))
+                        for arg, a in zip(record.args, arrays)]
+        outputs = _run(record, placeholders, dtype)
+        assert len(outputs) == len(eager)
+        for i, (output, value) in enumerate(zip(outputs, eager)):
+            assert output.dtype == value.dtype, (i, output.dtype, value.dtype)
+            static = output.shape.as_list()
+            actual = list(value.shape.as_list())
+            assert static is None or (len(static) == len(actual) and all(
+                s is None or s == a for s, a in zip(static, actual))), (i, static, actual)
+        with tf.compat.v1.Session() as sess:
+            values = sess.run(outputs, dict(zip(placeholders, arrays)))
+    for i, (value, want) in enumerate(zip(values, eager)):
+        want = np.asarray(want.numpy())
+        _assert_close(np.asarray(value), want, record.tolerance_for(want.dtype), "output %d" % i)
+
+
+def check_gradient(record, dtype):
+    arrays = record.arrays(dtype)
+    outputs = _run(record, [tf.constant(a) for a in arrays], dtype)
+    rng = np.random.RandomState(1)
+    cotangents = [rng.uniform(0.5, 1.5, out.shape.as_list()) if out.dtype.is_floating else None
+                  for out in outputs]
+
+    def loss(values):
+        outs = _run(record, [tf.constant(v) for v in values], dtype)
+        return sum(float(np.sum(np.asarray(o.numpy()) * w))
+                   for o, w in zip(outs, cotangents) if w is not None)
+
+    tensors = [tf.constant(a) for a in arrays]
+    sources = [tensors[i] for i in record.grad_args]
+    with tf.GradientTape() as tape:
+        for source in sources:
+            tape.watch(source)
+        outs = _run(record, tensors, dtype)
+        total = tf.add_n([tf.reduce_sum(o * tf.constant(w))
+                          for o, w in zip(outs, cotangents) if w is not None])
+    gradients = tape.gradient(total, sources)
+    for i, gradient in zip(record.grad_args, gradients):
+        assert gradient is not None, "no gradient for argument %d" % i
+        numeric = np.zeros(arrays[i].shape)
+        for index in np.ndindex(*arrays[i].shape):
+            values = [a.copy() for a in arrays]
+            values[i][index] += FINITE_DIFFERENCE_STEP
+            up = loss(values)
+            values[i][index] -= 2 * FINITE_DIFFERENCE_STEP
+            numeric[index] = (up - loss(values)) / (2 * FINITE_DIFFERENCE_STEP)
+        rtol, atol = record.gradient_tolerance
+        np.testing.assert_allclose(np.asarray(tf.convert_to_tensor(gradient).numpy()), numeric,
+                                   rtol=rtol, atol=atol, err_msg="gradient of argument %d" % i)
+
+
+CHECKS = {"eager": check_eager, "graph": check_graph, "gradient": check_gradient}
+
+
+def _cases():
+    for record in RECORDS:
+        checks = [(check, np.dtype(dtype)) for dtype in record.dtypes
+                  for check in ("eager", "graph")]
+        if record.grad_args and F64 in record.dtypes:
+            checks.append(("gradient", np.dtype(F64)))
+        for check, dtype in checks:
+            reason = record.xfail.get("%s-%s" % (check, dtype.name), record.xfail.get(check))
+            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+            yield pytest.param(record, dtype.type, check, marks=marks,
+                               id="%s-%s-%s" % (record.id, dtype.name, check))
+
+
+@pytest.mark.parametrize("record,dtype,check", list(_cases()))
+def test_op_record(record, dtype, check):
+    CHECKS[check](record, dtype)
