@@ -264,6 +264,12 @@ def _winner(path, flavor):
     return None
 
 
+def lookup(path):
+    """The object `tf.<path>` shows the running script (its API version's), None when nothing
+    is registered there: how Keras finds a class by the name a config holds."""
+    return _winner(path, _FLAVOR)
+
+
 def _flavored(flavor):
     """Every path -> object for one API flavour (common paths, then that version's own)."""
     merged = dict(_COMMON)

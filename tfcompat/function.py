@@ -38,6 +38,7 @@ from tfcompat.ops.control_flow_ops import _pack_as
 from tfcompat.types import core as types_core
 from tfcompat.types.trace import TraceType
 from tfcompat.variables import EAGER_CREATION_HOOKS
+from tfcompat.config import functions_run_eagerly
 
 _state = context.state
 
@@ -145,7 +146,6 @@ class FuncGraph(Graph):
 
 
 def _functions_run_eagerly():
-    from tfcompat.config import functions_run_eagerly
     return functions_run_eagerly()
 
 

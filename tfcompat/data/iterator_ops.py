@@ -17,9 +17,9 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.data import execution, structure
-from tfcompat.data.dataset_ops import (SHUFFLE_EPOCHS, Dataset, DatasetSpec, GeneratorDataset,
-                                       ShuffleDataset, ShuffleEpochs, _spec_compatible,
-                                       trace_function)
+from tfcompat.data.dataset_ops import (
+    Dataset, DatasetSpec, GeneratorDataset, SHUFFLE_EPOCHS, ShuffleDataset, ShuffleEpochs,
+    _flatten_shapes, _spec_compatible, trace_function)
 from tfcompat.data.structure import (SparseTensorSpec, flatten, map_structure, normalize_element,
                                      pack_as)
 from tfcompat.framework import context, dtypes, errors
@@ -29,6 +29,7 @@ from tfcompat.function import TensorSpec
 from tfcompat.ops.sparse_ops import SparseTensor
 from tfcompat.framework.default_session import running_session
 from tfcompat.framework.graph import get_default_graph
+from tfcompat.framework.constant_op import constant
 
 _END = object()
 ITERATOR_STATE = "ITERATOR_STATE"     # TF's checkpoint attribute name for an iterator
@@ -370,7 +371,6 @@ class Iterator(object):
         if self._handle is None:
             self._handle = ("tfcompat-iterator-%d" % next(_handle_counter)).encode()
             _handles[self._handle] = weakref.ref(self)
-        from tfcompat.framework.constant_op import constant
         return constant(self._handle, name=name or "IteratorToStringHandle")
 
     # --- structure
@@ -419,7 +419,6 @@ def _spec_from_types(output_types, output_shapes, output_classes):
     if output_shapes is None:
         flat_shapes = [TensorShape(None)] * len(flat_types)
     else:
-        from tfcompat.data.dataset_ops import _flatten_shapes
         flat_shapes = [TensorShape(output_shapes)] if len(flat_types) == 1 and \
             not isinstance(output_shapes, dict) and not (
                 isinstance(output_shapes, tuple) and output_shapes and

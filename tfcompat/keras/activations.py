@@ -4,6 +4,7 @@ from tfcompat.framework import ops
 from tfcompat.keras import backend
 from tfcompat.ops import math_ops, nn_ops
 from tfcompat.keras.utils.generic_utils import get_registered_object
+from tfcompat.keras.layers.serialization import deserialize as deserialize_layer
 
 
 @tf_export("keras.activations.softmax")
@@ -115,7 +116,6 @@ def serialize(activation):
 @tf_export("keras.activations.deserialize")
 def deserialize(name, custom_objects=None):
     if isinstance(name, dict):
-        from tfcompat.keras.layers import deserialize as deserialize_layer
         return deserialize_layer(name, custom_objects=custom_objects)
     found = get_registered_object(name, custom_objects, _ACTIVATIONS)
     if found is None:

@@ -21,6 +21,8 @@ from tfcompat.framework.graph import (Operation, SymbolicTensor, TracedFunction,
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops.tensor_array_ops import TensorArray
+from tfcompat.ops.array_ops import identity
+from tfcompat.framework.constant_op import constant
 
 _state = context.state
 
@@ -105,7 +107,6 @@ def tuple_(tensors, control_inputs=None, name=None):
     """`tf.tuple`: the tensors, each available only after all of them (and control_inputs)."""
     if not _state.building_graph:
         return list(tensors)
-    from tfcompat.ops.array_ops import identity
     deps = _as_operations(tensors) + _as_operations(control_inputs or [])
     with get_default_graph().control_dependencies(deps):
         return [None if t is None else identity(t) for t in tensors]
@@ -151,7 +152,6 @@ def _branch_result(result, taken, outer_operations):
     ran: a branch runs all of its ops, and operations of enclosing graphs become control
     inputs of the cond (appended to `outer_operations`). None leaves stay None (a branch
     returning None makes the cond return None, as TF 2's cond does)."""
-    from tfcompat.framework.constant_op import constant
     graph = get_default_graph()
 
     def leaf(value):

@@ -778,7 +778,6 @@ class Layer(Module):
             if update is None:
                 continue
             self._updates.append((update, inputs))
-            from tfcompat.framework.graph import get_default_graph
             graph = get_default_graph()
             if not graph.building_function:
                 graph.add_to_collection(UPDATE_OPS, update)
@@ -873,7 +872,6 @@ class Layer(Module):
         if inherited is not None and len(args) <= position:
             if ops.is_tensor(inherited):
                 if inherited.dtype.base_dtype != dtypes.bool:
-                    from tfcompat.ops import math_ops
                     inherited = math_ops.cast(inherited, dtypes.bool)
             else:
                 inherited = bool(inherited)
@@ -1017,7 +1015,6 @@ def conform_dtype(value, dtype):
     if not ops.is_tensor(value):
         return ops.convert_to_tensor(np.asarray(value), dtype=dtype)
     if value.dtype.base_dtype != dtype.base_dtype:
-        from tfcompat.ops import math_ops
         return math_ops.cast(value, dtype.base_dtype)
     return value
 
@@ -1046,7 +1043,6 @@ def _symbolic_graph(flat_inputs):
             if stack and stack[-1] is graph:
                 return None
             if not stack and not _state.eager:
-                from tfcompat.framework.graph import get_default_graph
                 if get_default_graph() is graph:
                     return None
             return graph

@@ -28,6 +28,7 @@ from tfcompat.keras.saving import hdf5_format, save, saved_model
 from tfcompat.train import saver
 from tfcompat.keras.utils.generic_utils import get_custom_objects
 from tfcompat.keras.saving.saving_utils import get_json_type
+from tfcompat.keras.layers.serialization import deserialize
 
 
 class AddLoss(Layer):
@@ -473,7 +474,6 @@ class Network(Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """Rebuild a functional model from `get_config()`."""
-        from tfcompat.keras.layers import deserialize
         from tfcompat.keras.engine.input_layer import Input
         custom_objects = {**_ENGINE_LAYERS, **get_custom_objects(), **(custom_objects or {})}
         created, outputs_of = {}, {}

@@ -16,7 +16,7 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras.engine.base_layer import Layer, conform_dtype, flatten, is_keras_tensor
 from tfcompat.keras.engine.input_layer import Input, InputLayer
 from tfcompat.keras.engine.training import Model
-from tfcompat.keras.layers import deserialize
+from tfcompat.keras.layers.serialization import deserialize
 from tfcompat.keras.utils.generic_utils import get_custom_objects
 
 

@@ -45,6 +45,7 @@ from tfcompat.keras.layers.core import get_initializer, serialize_optional, weig
 from tfcompat.ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops
 from tfcompat.variables import Variable
 from tfcompat.framework.graph import get_default_graph
+from tfcompat.keras.layers.serialization import deserialize
 
 _state = context.state
 
@@ -538,7 +539,6 @@ class StackedRNNCells(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tfcompat.keras.layers import deserialize
         config = dict(config)
         cells = [deserialize(cell, custom_objects=custom_objects) for cell in config.pop("cells")]
         return cls(cells, **config)
@@ -1156,7 +1156,6 @@ class RNN(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tfcompat.keras.layers import deserialize
         config = dict(config)
         num_constants = config.pop("num_constants", 0)
         if "cell" in config:

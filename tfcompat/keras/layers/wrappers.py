@@ -7,6 +7,7 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
 from tfcompat.ops import array_ops
 from tfcompat.keras.layers.recurrent import _standardize_args
+from tfcompat.keras.layers.serialization import deserialize
 
 
 @tf_export("keras.layers.Wrapper")
@@ -31,7 +32,6 @@ class Wrapper(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tfcompat.keras.layers import deserialize
         config = dict(config)
         layer = deserialize(config.pop("layer"), custom_objects=custom_objects)
         return cls(layer, **config)
@@ -257,7 +257,6 @@ class Bidirectional(Wrapper):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tfcompat.keras.layers import deserialize
         config = dict(config)
         num_constants = config.pop("num_constants", 0)
         layer = deserialize(config.pop("layer"), custom_objects=custom_objects)
