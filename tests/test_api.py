@@ -26,14 +26,12 @@ def after_import(code):
     return json.loads(proc.stdout)
 
 
-def is_lazy(module_name):
-    return any(module_name == lazy or module_name.startswith(lazy + ".")
-               for lazy in _api.LAZY_MODULES.values())
+is_lazy = _api.is_lazy_module
 
 
 def test_every_package_is_imported_for_real_or_declared_lazy():
     """A package the registry reached first would be a stand-in module hiding the real one:
-    each is imported by `import tfcompat` (tfcompat._MODULES) or is a lazy module (or inside
+    each is imported by `import tfcompat` (every module but the lazy ones) or is a lazy module (or inside
     one), and is a real package once the lazy modules are imported too."""
     state = after_import("""
         packages = %r
@@ -49,7 +47,7 @@ def test_every_package_is_imported_for_real_or_declared_lazy():
     assert state["lazy_at_import"] == []
     for name in PACKAGES:
         assert state["at_import"][name] or is_lazy(name), (
-            "%s is not imported as a package: add it to tfcompat._MODULES or declare it in "
+            "%s is not imported as a package: give it an __init__.py or declare it in "
             "_api.LAZY_MODULES" % name)
         assert state["after_lazy"][name], "%s was hidden by a stand-in namespace" % name
 
@@ -111,7 +109,7 @@ def test_lazy_modules_imported_directly_fill_the_namespaces():
     ("estimator", "tfcompat.estimator"),
     ("estimator.inputs.numpy_input_fn", "tfcompat.estimator"),
     ("contrib.eager", "tfcompat.contrib.eager"),
-    ("contrib.eager.metrics.Mean", "tfcompat.contrib.eager_metrics"),
+    ("contrib.eager.metrics.Mean", "tfcompat.contrib.eager.metrics"),
     ("contrib.keras.datasets.mnist.load_data", "tfcompat.keras.datasets"),
     ("make_ndarray", "tfcompat.contrib.util"),
     ("contrib", None),

@@ -4,7 +4,7 @@ import pytest
 
 import tfcompat as tf
 from tfcompat.compat import v1
-from tfcompat.contrib import eager_metrics
+from tfcompat.contrib.eager import metrics as eager_metrics
 from tfcompat.losses import losses_impl
 from tfcompat.metrics import metrics_impl
 

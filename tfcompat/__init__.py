@@ -6,6 +6,7 @@ registered once with its TF paths (`tfcompat._api`); this file only imports the 
 define them and builds the namespaces.
 """
 import importlib as _importlib
+import os as _os
 
 from tfcompat import _dependencies, _scan
 
@@ -14,33 +15,37 @@ _scan.announce_before_imports()  # under the runner: the mode line before torch'
 from tfcompat._version import __version__  # noqa: E402  (tfcompat's own; TF's: tf.version.VERSION)
 COMPILER_VERSION = "torch"
 
-_MODULES = (
-    "framework.errors", "framework.dtypes", "framework.tensor_shape", "framework.context",
-    "framework.random_seed", "framework.tensor", "framework.ops", "framework.graph",
-    "framework.constant_op", "framework.versions",
-    "ops.math_ops", "ops.array_ops", "ops.nn_ops", "ops.random_ops", "ops.clip_ops",
-    "ops.linalg_ops", "ops.string_ops", "ops.control_flow_ops", "ops.check_ops",
-    "ops.init_ops", "ops.sparse_ops", "ops.state_ops",
-    "ops.logging_ops", "ops.script_ops", "ops.image_ops",
-    "ops.partitioned_variables", "ops.tensor_array_ops",
-    "ops.ragged", "ops.ragged.ragged_string_ops",
-    "variables", "variable_scope", "eager.backprop", "eager.custom_gradient", "function",
-    "autograph.converter",
-    "module.module",
-    "client.session", "train", "summary", "io", "core.example", "data",
-    "keras", "layers", "losses", "metrics",
-    "config", "compat", "contrib", "contrib.summary",
-    "layers.rnn_cell_impl", "layers.rnn",
-    "ops.data_flow_ops", "io.io_ops",
-    "util",
-)
-# The modules in _api.LAZY_MODULES (estimator, feature_column, contrib.*, platform, test,
-# keras.datasets) are imported by the namespaces when first used.
+from tfcompat import _api  # noqa: E402
+
+# Not imported here: the runner's entry points, and the modules in _api.LAZY_MODULES
+# (estimator, feature_column, contrib.*, platform, test, keras.datasets), which the namespaces
+# import when one of their paths is first used.
+_ENTRY_POINTS = ("__main__", "_import_hook", "check", "cli")
+
+
+def _eagerly_imported_modules():
+    """Every module of the package but the entry points and the lazily loaded ones, in path
+    order (imports go down the layers, so any order works: tests/test_layering.py)."""
+    root = _os.path.dirname(__file__)
+    names = []
+    for folder, subfolders, files in _os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders
+                               if _os.path.isfile(_os.path.join(folder, d, "__init__.py")))
+        package = _os.path.relpath(folder, root).replace(_os.sep, ".")
+        for file_name in sorted(files):
+            if not file_name.endswith(".py") or file_name == "__init__.py" and package == ".":
+                continue
+            stem = "" if file_name == "__init__.py" else file_name[:-3]
+            name = ".".join(part for part in (package, stem) if part and part != ".")
+            if name not in _ENTRY_POINTS and not _api.is_lazy_module("tfcompat." + name):
+                names.append(name)
+    return names
+
+
 with _dependencies.installed_only():
-    for _name in _MODULES:
+    for _name in _eagerly_imported_modules():
         _importlib.import_module("tfcompat." + _name)
 
-from tfcompat import _api  # noqa: E402
 
 _api.build_namespaces(__name__)
 del _name

@@ -47,7 +47,7 @@ LAZY_MODULES = {
     "keras.datasets": "tfcompat.keras.datasets",
     "contrib.keras.datasets": "tfcompat.keras.datasets",
     "contrib.eager": "tfcompat.contrib.eager",
-    "contrib.eager.metrics": "tfcompat.contrib.eager_metrics",
+    "contrib.eager.metrics": "tfcompat.contrib.eager.metrics",
     "contrib.cudnn_rnn": "tfcompat.contrib.cudnn_rnn",
     "contrib.framework": "tfcompat.contrib.framework",
     "contrib.layers": "tfcompat.contrib.layers",
@@ -171,6 +171,12 @@ class Namespace(types.ModuleType):
         if isinstance(value, types.ModuleType) and value.__name__ in _LAZY_MODULE_NAMES:
             _mark_loaded(value.__name__)
             _place_pending()
+
+
+def is_lazy_module(module_name):
+    """Whether `module_name` is a lazy module of LAZY_MODULES or inside one."""
+    return any(module_name == lazy or module_name.startswith(lazy + ".")
+               for lazy in _LAZY_MODULE_NAMES)
 
 
 def _owner(path):

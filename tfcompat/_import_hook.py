@@ -103,7 +103,7 @@ _REAL_MODULES = {
     "compat.v1.flags": "tfcompat.platform.flags",
     "compat.v1.app.flags": "tfcompat.platform.flags",
     "contrib.cudnn_rnn": "tfcompat.contrib.cudnn_rnn",
-    "contrib.eager.python": "tfcompat.contrib.eager_python",
+    "contrib.eager.python": "tfcompat.contrib.eager.python",
     "contrib.eager.python.tfe": "tfcompat.contrib.eager",
 }
 

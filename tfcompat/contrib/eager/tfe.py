@@ -1,8 +1,8 @@
 """TF 1.x `tf.contrib.eager` (tfe): gradient functions and the eager-context helpers.
 
 `tfe.Variable` is exported by `tfcompat.variables`, `tfe.defun` by `tfcompat.function`,
-`tfe.Network` / `tfe.Sequential` by `eager_network`, `tfe.Saver` and
-`tfe.restore_variables_on_create` by `eager_saver`.
+`tfe.Network` / `tfe.Sequential` by `network`, `tfe.Saver` and
+`tfe.restore_variables_on_create` by `saver`.
 
 Execution modes: torch runs eager ops in order on the host thread (GPU kernels are queued
 and read back in order), so `tfe.ASYNC` and `tfe.SYNC` give the same results; `async_wait`
@@ -15,7 +15,6 @@ import inspect
 import torch
 
 from tfcompat._api import export_constant, tf_export
-from tfcompat.contrib import eager_network, eager_saver  # noqa: F401  (register tfe.*)
 from tfcompat.eager.backprop import GradientTape, flatten
 from tfcompat.framework import context
 from tfcompat.platform import app
