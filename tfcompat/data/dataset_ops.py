@@ -352,6 +352,7 @@ class Dataset(object):
             raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in "
                                "eager mode; in graph mode use make_one_shot_iterator() or "
                                "make_initializable_iterator()")
+        # in-function: iterator_ops is built on this module (TF's dataset_ops does the same)
         from tfcompat.data.iterator_ops import OwnedIterator
         return OwnedIterator(self)
 
@@ -397,10 +398,12 @@ class Dataset(object):
 
     # --- TF1 iterators
     def make_one_shot_iterator(self):
+        # in-function: iterator_ops is built on this module (TF's dataset_ops does the same)
         from tfcompat.data.iterator_ops import make_one_shot_iterator
         return make_one_shot_iterator(self)
 
     def make_initializable_iterator(self, shared_name=None):
+        # in-function: iterator_ops is built on this module (TF's dataset_ops does the same)
         from tfcompat.data.iterator_ops import make_initializable_iterator
         return make_initializable_iterator(self, shared_name)
 
@@ -506,6 +509,7 @@ class Dataset(object):
 
     def reduce(self, initial_state, reduce_func, name=None):
         """`Dataset.reduce`: eager loop; in graph mode, one node running the loop."""
+        # in-function: iterator_ops is built on this module (TF's dataset_ops does the same)
         from tfcompat.data.iterator_ops import reduce_dataset
         return reduce_dataset(self, initial_state, reduce_func)
 

@@ -191,6 +191,7 @@ class EagerTensor(Tensor):
                            else self._t.copy())
 
     def __reduce__(self):
+        # in-function: framework.ops (the op machinery) is built on this module
         from tfcompat.framework.ops import convert_to_tensor
         return convert_to_tensor, (self.numpy(),)
 

@@ -675,8 +675,7 @@ def _string_bytes(array):
 
 def _tensor_bytes(value):
     """(array, dtype, data bytes, crc32c) of a tensor as a bundle stores it."""
-    from tfcompat.train.checkpoint_format import to_numpy
-    array, dtype = to_numpy(value)
+    array, dtype = checkpoint_format.to_numpy(value)
     if dtype == dtypes.string:
         raw, crc = _string_bytes(array)
     else:
