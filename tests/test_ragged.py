@@ -479,3 +479,32 @@ def test_ragged_boolean_mask_like_tf_docs():
         tf.ragged.boolean_mask(rt, tf.ragged.constant([[F, T], [F], [T, T, T]]))
     with pytest.raises(ValueError, match="not bool"):
         tf.ragged.boolean_mask(rt, tf.ragged.constant([[1, 0, 1], [1], [0, 0]]))
+
+
+def test_elementwise_ops_dispatch_to_the_flat_values():
+    """TF's ragged dispatch: unary and binary elementwise ops keep the row splits."""
+    rt = tf.ragged.constant([[1, 2], [3]])
+    cast = tf.cast(rt, tf.int64)
+    assert isinstance(cast, tf.RaggedTensor) and cast.dtype == tf.int64
+    assert cast.to_list() == [[1, 2], [3]]
+    assert tf.not_equal(rt, tf.ragged.constant([[1, 5], [3]])).to_list() == [[False, True],
+                                                                              [False]]
+    assert tf.math.add(rt, 10).to_list() == [[11, 12], [13]]
+    np.testing.assert_allclose(tf.math.exp(tf.cast(rt, tf.float32)).flat_values.numpy(),
+                               np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
+    starts = tf.concat([tf.fill([rt.nrows(), 1], True),
+                        tf.not_equal(rt[:, 1:], rt[:, :-1])], axis=1)
+    assert starts.to_list() == [[True, True], [True]]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.math.add(rt, tf.ragged.constant([[1], [2, 3]]))
+    with pytest.raises(TypeError, match="Failed to convert elements of"):
+        tf.matmul(rt, rt)          # not elementwise: TF's conversion error
+
+
+def test_elementwise_ops_on_graph_ragged_tensors():
+    with tf.Graph().as_default():
+        rt = tf.RaggedTensor.from_row_splits(tf.constant([1.5, 2.5, 3.5]),
+                                             tf.constant([0, 2, 3], tf.int64))
+        dense = tf.cast(rt, tf.int32).to_tensor()
+        with tf.compat.v1.Session() as sess:
+            np.testing.assert_array_equal(sess.run(dense), [[1, 2], [3, 0]])

@@ -116,6 +116,9 @@ def constant_to_torch(value, dtype=None, device=None):
 
     String values become numpy object arrays of bytes.
     """
+    if isinstance(value, _composite_types):
+        raise CompositeTensorArgument("Failed to convert elements of %r to Tensor. Consider "
+                                      "casting elements to a supported type." % (value,))
     if dtype is None:
         dtype = infer_dtype(value)
     elif not isinstance(value, (np.ndarray, np.generic)):
@@ -186,6 +189,32 @@ def to_torch(value, dtype=None):
     if isinstance(value, (list, tuple)) and value and _has_tensor(value):
         return _pack(value, dtype)
     return constant_to_torch(value, dtype)
+
+
+class CompositeTensorArgument(TypeError):
+    """A composite tensor (tf.RaggedTensor) reached an op that takes dense tensors."""
+
+
+_composite_types = ()    # classes registered by register_composite_ops
+_composite_ops = {}      # TF op type -> handler(op, args, kwargs)
+
+
+def register_composite_ops(cls, handlers):
+    """Let ops take instances of `cls` (tf.RaggedTensor), as TF's dispatch does: `handlers`
+    maps TF op types to `handler(op, args, kwargs)`, called when such an op meets one
+    (`tf.cast(ragged, ...)` casts its flat values); other ops raise TF's conversion TypeError.
+    Calls with dense arguments pay nothing: the handler is found once conversion failed."""
+    global _composite_types
+    if cls not in _composite_types:
+        _composite_types += (cls,)
+    _composite_ops.update(handlers)
+
+
+def _composite_op(op, op_type, args, kwargs, error):
+    handler = _composite_ops.get(op_type)
+    if handler is None:
+        raise error.with_traceback(None) from None
+    return handler(op, args, kwargs)
 
 
 class GraphTensorInEagerError(TypeError):
@@ -386,9 +415,14 @@ def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=Fals
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             if _state.building_graph:
-                return _graph().record(fn, op_type, args, kwargs)
+                try:
+                    return _graph().record(fn, op_type, args, kwargs)
+                except CompositeTensorArgument as error:
+                    return _composite_op(wrapper, op_type, args, kwargs, error)
             try:
                 result = fn(*args, **kwargs)
+            except CompositeTensorArgument as error:
+                return _composite_op(wrapper, op_type, args, kwargs, error)
             except GraphTensorInEagerError as error:
                 # TF ops on Keras symbolic tensors (tf.keras.Input) in eager code are
                 # recorded in the graph those tensors live in (Keras makes them layers)
