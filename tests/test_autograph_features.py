@@ -392,3 +392,26 @@ def test_auto_control_deps_leave_a_keras_models_graph_alone():
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
             np.testing.assert_allclose(sess.run(output), [[3.0]])
+
+
+def test_for_loop_over_a_dataset_of_unknown_size_in_a_function():
+    """TF's AutoGraph reduces over a dataset whose size is unknown (from_generator)."""
+    @tf.function
+    def total(dataset):
+        loss = tf.constant(0)
+        for x, y in dataset:
+            loss += tf.abs(y - x)
+        return loss
+
+    @tf.function
+    def until_big(dataset):
+        acc = tf.constant(0)
+        for x in dataset:
+            if x > 2:
+                break
+            acc += x
+        return acc
+
+    pairs = tf.data.Dataset.from_generator(lambda: [(1, 3), (2, 7)], (tf.int32, tf.int32))
+    assert int(total(pairs)) == 7
+    assert int(until_big(tf.data.Dataset.from_generator(lambda: [1, 2, 3, 4], tf.int32))) == 3

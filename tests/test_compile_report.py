@@ -40,4 +40,4 @@ def test_cli_prints_the_report_at_exit(tmp_path):
                            str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "6.0" in done.stdout
-    assert "tfcompat: compile report" in done.stderr and "[1] fetch Mul:0" in done.stderr
+    assert "tfcompat: compile report" in done.stderr and "[1] fetch mul:0" in done.stderr

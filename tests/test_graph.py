@@ -276,7 +276,7 @@ def test_unknown_dims_still_fail_where_no_merge_fits():
             tf.matmul(x, tf.ones([4, 2]))
         with pytest.raises(ValueError, match=re.escape(
                 "Shapes of all inputs must match: values[0].shape = [?] != values[1].shape = [2] "
-                "for '{{node Pack}} = Pack[T=DT_FLOAT](StridedSlice, Const, Const_1)' with input "
+                "for '{{node Pack}} = Pack[T=DT_FLOAT](strided_slice, Const, Const_1)' with input "
                 "shapes: [?], [2], [3].")):
             tf.stack([x[:, 0], tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0])])
 
@@ -325,3 +325,19 @@ def test_constant_keeps_the_value_it_was_given_and_is_converted_once():
             np.testing.assert_array_equal(sess.run(v), np.arange(6).reshape(2, 3))
             node_target = from_array.op._node.target
             assert sess.run(from_array).sum() == 15 and node_target._value is not None
+
+
+def test_operator_nodes_are_named_as_tf_names_them():
+    """TF's operators name their nodes after the Python operator (`a + b` is "add", where
+    tf.add is "AddV2"); indexing is "strided_slice"; str() of a graph tensor is TF's."""
+    with tf.Graph().as_default() as graph:
+        a = tf.compat.v1.placeholder(tf.float32, [None, 3], name="a")
+        names = [t.name for t in (a + 1, a * 2, tf.multiply(a, a), a - 1, a / 2, -a,
+                                  a @ tf.ones([3, 3]), a[0], 1 - a, a < 2)]
+        assert names == ["add:0", "mul:0", "Mul_1:0", "sub:0", "truediv:0", "Neg:0",
+                         "matmul:0", "strided_slice:0", "sub_1:0", "Less:0"]
+        assert graph.get_tensor_by_name("add:0").op.type == "AddV2"
+        assert str(a + 1) == 'Tensor("add_1:0", shape=(None, 3), dtype=float32)'
+        assert not hasattr(a, "numpy")       # TF's graph tensors have no numpy()
+        with pytest.raises(AttributeError, match="Session.run"):
+            a.numpy()

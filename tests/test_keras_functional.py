@@ -127,8 +127,8 @@ def _op_model():
 def _check_op_model(model, run):
     """`run(model, x)` -> numpy outputs of the model on x."""
     assert [l.name for l in model.layers] == [
-        "input_1", "dense", "tf_op_layer_Relu", "tf_op_layer_StridedSlice",
-        "tf_op_layer_Mul", "tf_op_layer_AddV2"]
+        "input_1", "dense", "tf_op_layer_Relu", "tf_op_layer_strided_slice",
+        "tf_op_layer_mul", "tf_op_layer_add"]
     assert type(model.layers[2]).__name__ == "TensorFlowOpLayer"
     x = np.array([[1, 2, -9, 1], [-1, 0, 0, 0]], np.float32)
     w, b = model.get_weights()
@@ -162,7 +162,7 @@ def test_layers_called_on_tf_ops_of_keras_tensors_make_them_layers_first(graph_m
         inputs = tf.keras.Input(shape=(3,))
         model = tf.keras.Model(inputs, layers.Dense(1)(tf.nn.relu(inputs) + 1.0))
         assert [l.name for l in model.layers] == [
-            "input_1", "tf_op_layer_Relu", "tf_op_layer_AddV2", "dense"]
+            "input_1", "tf_op_layer_Relu", "tf_op_layer_add", "dense"]
         assert [s["class_name"] for s in model.get_config()["layers"]] == [
             "InputLayer", "TensorFlowOpLayer", "TensorFlowOpLayer", "Dense"]
 
@@ -197,7 +197,7 @@ def test_model_add_loss_and_add_metric_of_symbolic_tensors():
         model.add_loss(tf.reduce_mean(outputs) * 0.5)
         model.add_metric(tf.reduce_max(outputs), name="max_output")
         assert [l.name for l in model.layers] == [
-            "input_1", "dense", "tf_op_layer_Mean", "tf_op_layer_Mul", "add_loss",
+            "input_1", "dense", "tf_op_layer_Mean", "tf_op_layer_mul", "add_loss",
             "tf_op_layer_Max", "add_metric"]
         assert [m.name for m in model.metrics] == ["max_output"]
         x = np.array([[1, 2, 3], [0, 0, 1]], np.float32)   # outputs: rows of 6 and 1

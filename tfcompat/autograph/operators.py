@@ -152,8 +152,7 @@ def _is_dataset(value):
 def _dataset_for_stmt(dataset, body, values, break_index, options):
     size = int(dataset.cardinality())
     if size == _UNKNOWN_CARDINALITY:
-        raise NotImplementedError("a for loop over a tf.data dataset of unknown size in a "
-                                  "graph is not supported by tfcompat")
+        return _dataset_reduce_loop(dataset, body, values, break_index)
     iterator = dataset.make_initializable_iterator()
 
     def test(count, *carried):
@@ -172,6 +171,33 @@ def _dataset_for_stmt(dataset, body, values, break_index, options):
 
 
 _INFINITE_CARDINALITY, _UNKNOWN_CARDINALITY = -1, -2
+
+
+def _dataset_reduce_loop(dataset, body, values, break_index):
+    """A for loop over a dataset of unknown size (`from_generator`, `filter`): one
+    `Dataset.reduce` node carrying the defined values, as TF's AutoGraph reduces over the
+    dataset. After a `break` the remaining elements are still read but the body no longer
+    runs (each step is guarded by a tf.cond on the break flag)."""
+    carried = [i for i, value in enumerate(values) if not isinstance(value, Undefined)]
+
+    def merged(carried_values):
+        full = list(values)
+        for position, value in zip(carried, carried_values):
+            full[position] = value
+        return full
+
+    def step(element, *state):
+        result = body(element, *merged(state))
+        return tuple(result[position] for position in carried)
+
+    def reduce_func(state, element):
+        if break_index is None:
+            return step(element, *state)
+        return if_stmt(not_(merged(state)[break_index]), functools.partial(step, element),
+                       lambda *unchanged: unchanged, tuple(state))
+
+    result = dataset.reduce(tuple(values[position] for position in carried), reduce_func)
+    return tuple(merged(result))
 
 
 def _while_over_defined(test, body, values, options):

@@ -382,9 +382,13 @@ class SymbolicTensor(Tensor):
     def eval(self, feed_dict=None, session=None):
         return session_for(session, self.graph).run(self, feed_dict)
 
+    @property
     def numpy(self):
-        raise NotImplementedError("numpy() is only available when eager execution is enabled; "
-                                  "evaluate the tensor with Session.run")
+        """TF's graph tensors have no `numpy` (AttributeError, so `hasattr(t, "numpy")` is
+        False as scripts test it)."""
+        raise AttributeError("'Tensor' object has no attribute 'numpy': %s is a graph tensor; "
+                             "evaluate it with Session.run (TF1) or return it from the "
+                             "tf.function" % self.name)
 
     def __bool__(self):
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed in Graph "
@@ -415,7 +419,8 @@ class SymbolicTensor(Tensor):
     def __repr__(self):
         return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self._static, self._dtype.name)
 
-    __str__ = __repr__
+    def __str__(self):
+        return 'Tensor("%s", shape=%s, dtype=%s)' % (self.name, self._static, self._dtype.name)
 
 
 def _static_shape(value):

@@ -1592,7 +1592,7 @@ def _slice_helper(tensor, slice_spec):
         strides.append(1)
     return strided_slice(tensor, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
                          ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
-                         shrink_axis_mask=shrink_axis_mask)
+                         shrink_axis_mask=shrink_axis_mask, name="strided_slice")
 
 
 # ---------------------------------------------------------------- space / depth / batch
