@@ -1305,6 +1305,7 @@ def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPE
     """
     impl = fn._tfcompat_impl
     counterpart = name if reverse else _reflected_name(name)
+    node_name = _OPERATOR_NODE_NAMES.get(name)
 
     def operator(self, other):
         if fast is not None and type(self) is EagerTensor and not _state.building_graph:
@@ -1327,11 +1328,13 @@ def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPE
                     except RuntimeError:
                         pass
         if _state.building_graph:
-            return fn(other, self) if reverse else fn(self, other)
+            return fn(other, self, name=node_name) if reverse else fn(self, other,
+                                                                       name=node_name)
         try:
             result = impl(other, self) if reverse else impl(self, other)
         except GraphTensorInEagerError:  # a Keras symbolic tensor: the op records it
-            return fn(other, self) if reverse else fn(self, other)
+            return fn(other, self, name=node_name) if reverse else fn(self, other,
+                                                                       name=node_name)
         except (TypeError, ValueError) as error:
             reflected = getattr(type(other), counterpart, None)
             if reverse or reflected is None or is_tensor_value(other):
@@ -1424,6 +1427,9 @@ _BINARY_OPERATORS = {
     "__or__": (_logical_or_bitwise(logical_or, bitwise_or), None, None, None),
     "__xor__": (_logical_or_bitwise(logical_xor, bitwise_xor), None, None, None),
 }
+# The node names TF's operators give in graphs (`a + b` is "add", where `tf.add` is "AddV2");
+# comparisons are named by their op type, as in TF.
+_OPERATOR_NODE_NAMES = {name: name[2:-2] for name in _BINARY_OPERATORS}
 _COMPARISONS = {"__lt__": (less, torch.lt), "__le__": (less_equal, torch.le),
                 "__gt__": (greater, torch.gt), "__ge__": (greater_equal, torch.ge)}
 
