@@ -83,3 +83,20 @@ def test_exported_paths():
     from tfcompat import _api
     assert v1.constant is not v2.constant
     assert "constant" in _api.known_paths("v1") and "constant" in _api.known_paths("v2")
+
+
+def test_printing_and_conversion_read_as_tf():
+    """TF's texts: a multi-line tensor starts on a new line; a non-rectangular list raises
+    TF's ValueError; composite tensors are tensors to tf.is_tensor; a known dimension prints
+    as its number."""
+    assert str(tf.constant([[1.0, 2.0], [3.0, 4.0]])) == (
+        "tf.Tensor(\n[[1. 2.]\n [3. 4.]], shape=(2, 2), dtype=float32)")
+    assert str(tf.constant([1.0, 2.0])) == "tf.Tensor([1. 2.], shape=(2,), dtype=float32)"
+    with pytest.raises(ValueError, match="^Can't convert non-rectangular Python sequence to "
+                                         "Tensor.$"):
+        tf.constant([[1, 2], [3]])
+    assert tf.is_tensor(tf.ragged.constant([[1], [2, 3]]))
+    assert tf.is_tensor(tf.SparseTensor([[0, 0]], [1.0], [2, 2]))
+    assert not tf.is_tensor([1, 2])
+    dim = tf.constant([[1, 2, 3]]).shape[1]
+    assert str(dim) == "3" and dim == 3

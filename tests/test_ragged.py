@@ -390,7 +390,8 @@ def test_graph_mode_construction_to_tensor_and_validation():
         splits = v1.placeholder(tf.int64, [None])
         rt = tf.RaggedTensor.from_row_splits(values, splits)
         assert rt.shape.as_list() == [None, None]
-        assert repr(rt).startswith("tf.RaggedTensor(values=<tf.Tensor 'Placeholder:0'")
+        assert repr(rt).startswith(  # TF's: the components' str()
+            'tf.RaggedTensor(values=Tensor("Placeholder:0", shape=(None,), dtype=int32), ')
         fetches = [rt.to_tensor(default_value=-1), rt.row_lengths(), rt.value_rowids(),
                    (rt * 2).to_tensor(), tf.reduce_sum(rt, axis=1),
                    tf.ragged.constant([[1, 2], [3]]).to_tensor()]

@@ -143,6 +143,9 @@ def constant_to_torch(value, dtype=None, device=None):
     try:
         return torch.tensor(value, dtype=dtype.torch_dtype, device=device)
     except (TypeError, ValueError, RuntimeError) as e:
+        if "expected sequence of length" in str(e):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") \
+                from None
         raise ValueError("Can't convert %r to a tensor of dtype %s: %s" % (
             value, dtype.name, e)) from None
 
@@ -488,7 +491,9 @@ def convert_to_tensor_v2(value, dtype=None, dtype_hint=None, name=None):
 
 @tf_export("is_tensor")
 def is_tensor(x):
-    return isinstance(x, Tensor) or hasattr(x, "_tfcompat_tensor_")
+    """TF's: tensors, variables and composite tensors (RaggedTensor, SparseTensor)."""
+    return isinstance(x, Tensor) or hasattr(x, "_tfcompat_tensor_") or \
+        getattr(x, "is_tensor_like", False)
 
 
 # ---------------------------------------------------------------- name scopes

@@ -210,8 +210,9 @@ class EagerTensor(Tensor):
             self.shape, self.dtype.name, _numpy_repr(self.numpy()))
 
     def __str__(self):
-        return "tf.Tensor(%s, shape=%s, dtype=%s)" % (
-            _format_numpy(self.numpy()), self.shape, self.dtype.name)
+        text = _format_numpy(self.numpy())
+        return "tf.Tensor(%s%s, shape=%s, dtype=%s)" % (
+            "\n" if "\n" in text else "", text, self.shape, self.dtype.name)
 
     def __format__(self, format_spec):
         if self._t.ndim == 0 and format_spec:

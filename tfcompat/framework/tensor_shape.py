@@ -38,7 +38,11 @@ class Dimension(int):
         return int(self)
 
     def __repr__(self):
-        return "Dimension(%d)" % int(self)
+        """TF1's Dimension repr; under TF2 behaviour a dimension is a plain int to the user."""
+        return "Dimension(%d)" % int(self) if _api.flavor() == "v1" else int.__repr__(self)
+
+    def __str__(self):
+        return int.__repr__(self)
 
     def is_compatible_with(self, other):
         other = as_dimension(other)

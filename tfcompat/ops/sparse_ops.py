@@ -24,6 +24,8 @@ from tfcompat.ops.array_ops import _as_ints, _axis, _concrete, _size_tensor, tra
 class SparseTensor(object):
     """`tf.SparseTensor(indices, values, dense_shape)`."""
 
+    is_tensor_like = True   # tf.is_tensor is True for composite tensors, as in TF
+
     def __init__(self, indices, values, dense_shape):
         self._indices = convert_to_tensor(indices, dtype=dtypes.int64)
         self._values = convert_to_tensor(values)

@@ -422,6 +422,8 @@ class RaggedTensor(object):
     is TF's internal one.
     """
 
+    is_tensor_like = True   # tf.is_tensor is True for composite tensors, as in TF
+
     def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the "
