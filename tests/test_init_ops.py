@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import tfcompat as tf
+from tfcompat import _api
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.keras import initializers
 from tfcompat.ops import init_ops
@@ -195,31 +196,79 @@ def test_v1_and_v2_exports():
         assert v2.keras.initializers.GlorotUniform is init_ops.GlorotUniformV2
 
 
-def test_keras_get_serialize_deserialize():
-    assert initializers.get_v2(None) is None
-    u = initializers.get_v2("uniform")
-    assert isinstance(u, init_ops.RandomUniformV2)
-    assert u.get_config() == {"minval": -0.05, "maxval": 0.05, "seed": None}
-    assert isinstance(initializers.get_v2("glorot_uniform"), init_ops.GlorotUniformV2)
-    assert isinstance(initializers.get_v2("HeNormal"), init_ops.HeNormal)
+@pytest.fixture(params=["v1", "v2"])
+def keras_api(request):
+    """Run under TF1's API (names resolve to the compat.v1 classes), then TF2's."""
+    previous = _api.flavor()
+    _api.set_flavor(request.param)
+    yield request.param
+    _api.set_flavor(previous)
+
+
+# name -> (class under TF1's API, class under TF2's), as Keras 2.15 resolves them
+KERAS_NAMES = {
+    "zeros": (init_ops.Zeros, init_ops.ZerosV2), "zero": (init_ops.Zeros, init_ops.ZerosV2),
+    "Ones": (init_ops.Ones, init_ops.OnesV2), "one": (init_ops.Ones, init_ops.OnesV2),
+    "uniform": (init_ops.KerasRandomUniform, init_ops.RandomUniformV2),
+    "normal": (init_ops.KerasRandomNormal, init_ops.RandomNormalV2),
+    "RandomNormal": (init_ops.KerasRandomNormal, init_ops.RandomNormalV2),
+    "glorot_uniform": (init_ops.GlorotUniform, init_ops.GlorotUniformV2),
+    "GlorotUniform": (init_ops.GlorotUniform, init_ops.GlorotUniformV2),
+    "GlorotNormal": (init_ops.GlorotNormal, init_ops.GlorotNormalV2),
+    "variance_scaling": (init_ops.VarianceScaling, init_ops.VarianceScalingV2),
+    "he_normal": (init_ops.VarianceScaling, init_ops.HeNormal),
+    "HeNormal": (init_ops.VarianceScaling, init_ops.HeNormal),
+    "lecun_uniform": (init_ops.VarianceScaling, init_ops.LecunUniform),
+    "orthogonal": (init_ops.Orthogonal, init_ops.OrthogonalV2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERAS_NAMES))
+def test_keras_names_resolve_to_the_running_apis_classes(keras_api, name):
+    expected = KERAS_NAMES[name][keras_api == "v2"]
+    assert type(initializers.get(name)) is expected
+    assert type(initializers.deserialize({"class_name": name, "config": {}})) is expected
+
+
+def test_keras_get_and_deserialize_are_one_function_for_both_apis(keras_api):
+    assert tf.compat.v1.keras.initializers.get is tf.compat.v2.keras.initializers.get
+    assert tf.compat.v1.keras.initializers.deserialize is \
+        tf.compat.v2.keras.initializers.deserialize
+    he = initializers.get("he_normal")          # TF1: the he_normal factory's VarianceScaling
+    assert (he.scale, he.mode) == (2.0, "fan_in")
+
+
+def test_keras_get_serialize_deserialize(keras_api):
+    assert initializers.get(None) is None
+    if keras_api == "v2":
+        u = initializers.get("uniform")
+        assert u.get_config() == {"minval": -0.05, "maxval": 0.05, "seed": None}
     config = initializers.serialize(init_ops.VarianceScalingV2(2.0, "fan_out", seed=1))
     assert config == {"class_name": "VarianceScaling",
                       "config": {"scale": 2.0, "mode": "fan_out",
                                  "distribution": "truncated_normal", "seed": 1}}
-    back = initializers.deserialize_v2(config)
-    assert back.get_config() == config["config"]
+    back = initializers.deserialize(config)
+    assert back.get_config()["mode"] == "fan_out" and back.get_config()["scale"] == 2.0
     assert initializers.serialize(init_ops.HeNormal(seed=3)) == {"class_name": "HeNormal",
                                                              "config": {"seed": 3}}
     fn = lambda shape, dtype=None: tf.zeros(shape)  # noqa: E731
-    assert initializers.get_v2(fn) is fn
-    with pytest.raises(ValueError, match="Unknown initializer"):
-        initializers.get_v2("nope")
+    assert initializers.get(fn) is fn
+    assert type(initializers.get(init_ops.OnesV2)) is init_ops.OnesV2   # a class is made
+    with pytest.raises(ValueError, match="Unknown initializer: nope"):
+        initializers.get("nope")
     with pytest.raises(ValueError, match="Could not interpret"):
-        initializers.get_v2(3)
-    assert isinstance(initializers.get("uniform"), init_ops.KerasRandomUniform)
-    assert isinstance(initializers.get("he_normal"), init_ops.VarianceScaling)
+        initializers.get(3)
     assert initializers.serialize(init_ops.KerasRandomNormal())["class_name"] == "RandomNormal"
     assert init_ops.Constant.from_config(init_ops.Constant(2.0).get_config()).value == 2.0
+
+
+def test_custom_initializers_come_before_keras_names(keras_api):
+    def halves(shape, dtype=None):
+        return tf.fill(shape, 0.5)
+    assert initializers.get({"class_name": "zeros", "config": {}}) is not halves
+    assert initializers.deserialize("zeros", custom_objects={"zeros": halves}) is halves
+    with tf.keras.utils.custom_object_scope({"GlorotUniform": init_ops.OnesV2}):
+        assert type(initializers.get("GlorotUniform")) is init_ops.OnesV2
 
 
 def test_variable_from_initializer():

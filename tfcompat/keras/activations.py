@@ -3,8 +3,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import ops
 from tfcompat.keras import backend
 from tfcompat.ops import math_ops, nn_ops
-from tfcompat.keras.utils.generic_utils import get_registered_object
-from tfcompat.keras.layers.serialization import deserialize as deserialize_layer
+from tfcompat.keras.utils.generic_utils import deserialize_keras_object, serialize_keras_object
 
 
 @tf_export("keras.activations.softmax")
@@ -95,9 +94,10 @@ def linear(x):
     return x
 
 
-_ACTIVATIONS = {f.__name__: f for f in (softmax, elu, selu, softplus, softsign, swish, relu,
-                                        gelu, tanh, sigmoid, exponential, hard_sigmoid, mish,
-                                        linear)}
+# Keras 2's activation layers, which its `deserialize` resolves too (Keras' alias list, not a
+# symbol table: the registry gives each class).
+_ACTIVATION_LAYERS = {name: "keras.layers." + name for name in (
+    "ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax", "ThresholdedReLU")}
 
 
 @tf_export("keras.activations.serialize")
@@ -105,32 +105,25 @@ def serialize(activation):
     """A function's name (built-in or custom: deserializing a custom one needs it in
     `custom_objects` or `get_custom_objects()`), or {'class_name', 'config'} for an object
     with `get_config` (an activation layer)."""
-    if hasattr(activation, "get_config"):
-        return {"class_name": type(activation).__name__, "config": activation.get_config()}
-    name = getattr(activation, "__name__", None)
-    if name is None:
-        raise ValueError("Unknown activation function: %r" % (activation,))
-    return name
+    return serialize_keras_object(activation)
 
 
 @tf_export("keras.activations.deserialize")
 def deserialize(name, custom_objects=None):
-    if isinstance(name, dict):
-        return deserialize_layer(name, custom_objects=custom_objects)
-    found = get_registered_object(name, custom_objects, _ACTIVATIONS)
-    if found is None:
-        raise ValueError("Unknown activation function: %s. Please ensure this object is "
-                         "passed to the `custom_objects` argument." % name)
-    return found
+    """The activation function (`tf.keras.activations.<name>`) or activation layer a name or
+    a serialized layer stands for."""
+    return deserialize_keras_object(name, custom_objects=custom_objects,
+                                    printable_module_name="activation function",
+                                    namespace="keras.activations", aliases=_ACTIVATION_LAYERS)
 
 
 @tf_export("keras.activations.get")
 def get(identifier):
-    """None -> linear; a name -> the function; a callable stays."""
+    """None -> linear; a name or a serialized layer -> the function or layer; a callable
+    stays; anything else is a TypeError (Keras 2)."""
     if identifier is None:
         return linear
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise TypeError("Could not interpret activation function identifier: %r" % (identifier,))
+    if not isinstance(identifier, (str, dict)) and not callable(identifier):
+        raise TypeError("Could not interpret activation function identifier: %r"
+                        % (identifier,))
+    return deserialize(identifier)

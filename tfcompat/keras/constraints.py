@@ -2,7 +2,7 @@
 from tfcompat._api import tf_export
 from tfcompat.keras import backend
 from tfcompat.ops import math_ops
-from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+from tfcompat.keras.utils.generic_utils import deserialize_keras_object, serialize_keras_object
 
 
 @tf_export("keras.constraints.Constraint")
@@ -85,31 +85,20 @@ class MinMaxNorm(Constraint):
                 "axis": self.axis}
 
 
-_TABLE = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm,
-          "MinMaxNorm": MinMaxNorm, "max_norm": MaxNorm, "non_neg": NonNeg,
-          "unit_norm": UnitNorm, "min_max_norm": MinMaxNorm}
-
-
 @tf_export("keras.constraints.serialize")
 def serialize(constraint):
-    return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+    return serialize_keras_object(constraint)
 
 
 @tf_export("keras.constraints.deserialize")
 def deserialize(config, custom_objects=None):
-    name, config = class_and_config(config, "constraint")
-    cls = get_registered_object(name, custom_objects, _TABLE)
-    if cls is None:
-        raise ValueError("Unknown constraint: %s" % name)
-    return cls.from_config(config)
+    """The constraint a name (`tf.keras.constraints.<name>`) or a serialized one stands for."""
+    return deserialize_keras_object(config, custom_objects=custom_objects,
+                                    printable_module_name="constraint",
+                                    namespace="keras.constraints")
 
 
 @tf_export("keras.constraints.get")
 def get(identifier):
-    if identifier is None:
-        return None
-    if isinstance(identifier, (dict, str)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError("Could not interpret constraint identifier: %r" % (identifier,))
+    """None, a name, a serialized constraint or a callable -> a constraint."""
+    return deserialize(identifier)

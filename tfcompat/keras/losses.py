@@ -22,7 +22,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context
 from tfcompat.framework.ops import op, to_torch
 from tfcompat.framework.graph import SymbolicTensor
-from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+from tfcompat.keras.utils.generic_utils import deserialize_keras_object, serialize_keras_object
 
 EPSILON = 1e-7
 
@@ -471,61 +471,22 @@ CosineSimilarity = _loss_class("CosineSimilarity", cosine_similarity, "cosine_si
 
 # ---------------------------------------------------------------- get / serialize
 
-_FUNCTIONS = {
-    "mean_squared_error": mean_squared_error, "mse": mse, "MSE": MSE,
-    "mean_absolute_error": mean_absolute_error, "mae": mae, "MAE": MAE,
-    "mean_absolute_percentage_error": mape, "mape": mape, "MAPE": MAPE,
-    "mean_squared_logarithmic_error": msle, "msle": msle, "MSLE": MSLE,
-    "binary_crossentropy": binary_crossentropy,
-    "categorical_crossentropy": categorical_crossentropy,
-    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
-    "hinge": hinge, "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge,
-    "kullback_leibler_divergence": kld, "kld": kld, "KLD": KLD, "kl_divergence": kld,
-    "poisson": poisson, "logcosh": logcosh, "log_cosh": logcosh, "huber": huber,
-    "cosine_similarity": cosine_similarity, "cosine": cosine,
-    "cosine_proximity": cosine_proximity,
-}
-_CLASSES = {cls.__name__: cls for cls in (
-    Loss, MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
-    MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,
-    SparseCategoricalCrossentropy, Hinge, SquaredHinge, CategoricalHinge, Poisson, LogCosh,
-    KLDivergence, Huber, CosineSimilarity)}
-
-
-def _lookup(name, custom_objects, kind):
-    found = get_registered_object(name, custom_objects, _FUNCTIONS)
-    if found is None:
-        found = _CLASSES.get(name)
-    if found is None:
-        raise ValueError("Unknown %s: %s" % (kind, name))
-    return found
-
-
 @tf_export("keras.losses.serialize", v2=["losses.serialize"])
 def serialize(loss):
     """A loss function's name, or {'class_name', 'config'} for a Loss object."""
-    if isinstance(loss, Loss):
-        return {"class_name": type(loss).__name__, "config": loss.get_config()}
-    return getattr(loss, "__name__", loss)
+    return serialize_keras_object(loss)
 
 
 @tf_export("keras.losses.deserialize", v2=["losses.deserialize"])
 def deserialize(name, custom_objects=None):
-    """The loss function or Loss object named by `name` (a string or serialized dict)."""
-    if not isinstance(name, str):
-        class_name, config = class_and_config(name, "loss function")
-        return _lookup(class_name, custom_objects, "loss function").from_config(config)
-    obj = _lookup(name, custom_objects, "loss function")
-    return obj() if isinstance(obj, type) else obj
+    """The loss function (or, for a class name, a Loss object) `tf.keras.losses.<name>`, or
+    the Loss a serialized dict describes."""
+    return deserialize_keras_object(name, custom_objects=custom_objects,
+                                    printable_module_name="loss function",
+                                    namespace="keras.losses")
 
 
 @tf_export("keras.losses.get", v2=["losses.get"])
 def get(identifier):
-    """A loss function or object from a name, a serialized dict or a callable."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError("Could not interpret loss function identifier: %s" % (identifier,))
+    """A loss function or object from a name, a serialized dict or a callable (None stays)."""
+    return deserialize(identifier)

@@ -17,7 +17,7 @@ from tfcompat.keras import backend, losses as losses_mod
 from tfcompat.framework.graph import get_default_graph
 from tfcompat.variables import LOCAL_VARIABLES, Variable
 from tfcompat.ops import array_ops, math_ops
-from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+from tfcompat.keras.utils.generic_utils import deserialize_keras_object, serialize_keras_object
 
 _state = context.state
 _FLOATX = dtypes.float32
@@ -135,7 +135,6 @@ sparse_top_k_categorical_accuracy = _metric_function(
     _sparse_top_k_categorical_accuracy, "sparse_top_k_categorical_accuracy",
     *_fn_paths("sparse_top_k_categorical_accuracy"), k=5)
 cosine_proximity_metric = _metric_function(_cosine_proximity, "cosine_similarity", axis=-1)
-acc = ACC = accuracy
 
 # The loss functions are metrics too (keras.metrics.mse is keras.losses.mse).
 mean_squared_error = mse = MSE = losses_mod.mean_squared_error
@@ -798,55 +797,32 @@ class MeanIoU(Metric):
 
 # ---------------------------------------------------------------- get / serialize
 
-_FUNCTIONS = {
-    "accuracy": accuracy, "acc": accuracy, "ACC": accuracy,
-    "binary_accuracy": binary_accuracy, "categorical_accuracy": categorical_accuracy,
-    "sparse_categorical_accuracy": sparse_categorical_accuracy,
-    "top_k_categorical_accuracy": top_k_categorical_accuracy,
-    "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy,
-    "cosine_similarity": cosine_proximity_metric,
-}
-_CLASSES = {cls.__name__: cls for cls in (
-    Metric, Mean, Sum, MeanMetricWrapper, Accuracy, BinaryAccuracy, CategoricalAccuracy,
-    SparseCategoricalAccuracy, TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy,
-    MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
-    MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,
-    SparseCategoricalCrossentropy, Hinge, SquaredHinge, CategoricalHinge, KLDivergence,
-    Poisson, LogCoshError, CosineSimilarity, RootMeanSquaredError, TruePositives,
-    FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall, AUC, MeanIoU)}
+# Keras 2's metric names that are no public path under tf.keras.metrics (its alias list, not a
+# symbol table); every other name is found at `tf.keras.metrics.<name>`.
+_KERAS_METRICS = {"accuracy": accuracy, "acc": accuracy, "ACC": accuracy,
+                  "cosine_similarity": cosine_proximity_metric,
+                  "categorical_hinge": losses_mod.categorical_hinge}
 
 
 @tf_export("keras.metrics.serialize", v2=["metrics.serialize"])
 def serialize(metric):
     """A metric function's name, or {'class_name', 'config'} for a Metric object."""
-    if isinstance(metric, Metric):
-        return {"class_name": type(metric).__name__, "config": metric.get_config()}
-    return getattr(metric, "__name__", metric)
+    return serialize_keras_object(metric)
 
 
 @tf_export("keras.metrics.deserialize", v2=["metrics.deserialize"])
 def deserialize(config, custom_objects=None):
-    """The metric function or Metric object named by `config`."""
-    if not isinstance(config, str):
-        name, config = class_and_config(config, "metric")
-        cls = get_registered_object(name, custom_objects, _CLASSES)
-        if cls is None:
-            raise ValueError("Unknown metric function: %s" % name)
-        return cls.from_config(config)
-    registered = get_registered_object(config, custom_objects)
-    if registered is not None:
-        return registered
-    obj = _FUNCTIONS.get(config) or _CLASSES.get(config) or losses_mod._FUNCTIONS.get(config)
-    if obj is None:
-        raise ValueError("Unknown metric function: %s" % config)
-    return obj() if isinstance(obj, type) else obj
+    """The metric function (or, for a class name, a Metric object) a name stands for, or the
+    Metric a serialized dict describes."""
+    return deserialize_keras_object(config, module_objects=_KERAS_METRICS,
+                                    custom_objects=custom_objects,
+                                    printable_module_name="metric function",
+                                    namespace="keras.metrics")
 
 
 @tf_export("keras.metrics.get", v2=["metrics.get"])
 def get(identifier):
     """A metric function or object from a name, a serialized dict or a callable."""
-    if isinstance(identifier, (dict, str)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError("Could not interpret metric function identifier: %s" % (identifier,))
+    if identifier is None:
+        raise ValueError("Could not interpret metric function identifier: None")
+    return deserialize(identifier)

@@ -9,6 +9,7 @@ from tfcompat.keras.engine.network import AddLoss, AddMetric
 from tfcompat.keras.engine.op_layer import TensorFlowOpLayer
 from tfcompat.keras.engine.sequential import Sequential
 from tfcompat.keras.engine.training import Model
+from tfcompat.keras.layers.serialization import keras_layer_class
 from tfcompat.keras.saving.save import load_model, save_model  # noqa: F401
 from tfcompat.keras.utils.generic_utils import (SafeModeScope, from_config_with_custom_objects,
                                                 get_custom_objects, get_registered_object)
@@ -33,8 +34,10 @@ def model_from_config(config, custom_objects=None, safe_mode=True):
                          % (config,))
     custom_objects = dict(get_custom_objects(), **(custom_objects or {}))
     name = config.get("class_name")
-    classes = {"Sequential": Sequential, "Model": Model, "Functional": Model}
-    cls = get_registered_object(name, custom_objects, classes)
+    cls = get_registered_object(name, custom_objects)
+    if cls is None and isinstance(name, str):
+        found = keras_layer_class(name)    # the registry's Keras classes: models only here
+        cls = found if found is not None and issubclass(found, Model) else None
     if cls is None:
         raise ValueError("Unknown model class: %s. Pass it in `custom_objects`." % (name,))
     with SafeModeScope(safe_mode):

@@ -15,8 +15,6 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes
 from tfcompat.framework.ops import init_scope, to_torch
 from tfcompat.train import update_rules
-from tfcompat.train.schedules import (CosineDecay, CosineDecayRestarts, ExponentialDecay,
-                                      InverseTimeDecay, PiecewiseConstantDecay, PolynomialDecay)
 from tfcompat.variables import Variable
 from tfcompat.framework.graph import get_default_graph
 from tfcompat.keras import backend
@@ -24,7 +22,8 @@ from tfcompat.ops import math_ops
 from tfcompat.trackable.tracking import restore_on_create, restore_slot_on_create
 from tfcompat.eager.gradients_impl import gradients
 from tfcompat.eager.backprop import GradientTape
-from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+from tfcompat.keras.utils.generic_utils import (class_and_config, deserialize_keras_object,
+                                                serialize_keras_object)
 
 _state = context.state
 _logger = logging.getLogger("tensorflow")
@@ -702,28 +701,29 @@ class Adadelta(OptimizerV2):
         return config
 
 
-_CLASSES = {"adadelta": Adadelta, "adagrad": Adagrad, "adam": Adam, "adamax": Adamax,
-            "nadam": Nadam, "rmsprop": RMSprop, "sgd": SGD}
+# Keras 2 resolves its built-in optimizers' names in any case (its alias list, not a symbol
+# table): the lowercase name -> the TF path of the class.
+_KERAS_LOWERCASE_NAMES = {name.lower(): "keras.optimizers." + name for name in (
+    "Adadelta", "Adagrad", "Adam", "Adamax", "Nadam", "RMSprop", "SGD", "Ftrl")}
+_KERAS_LOWERCASE_NAMES["lossscaleoptimizer"] = "keras.mixed_precision.LossScaleOptimizer"
 
 
 @tf_export("keras.optimizers.serialize", v2=["optimizers.serialize"])
 def serialize(optimizer):
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    return serialize_keras_object(optimizer)
 
 
 @tf_export("keras.optimizers.deserialize", v2=["optimizers.deserialize"])
 def deserialize(config, custom_objects=None):
-    """An optimizer from {'class_name', 'config'} (class names are case-insensitive); a
+    """An optimizer from {'class_name', 'config'} (built-in class names in any case); a
     LossScaleOptimizer's inner optimizer may be one of `custom_objects`."""
     name, config = class_and_config(config, "optimizer")
-    if name.lower() == "lossscaleoptimizer":
-        # in-function: loss_scale_optimizer subclasses OptimizerV2, defined here
-        from tfcompat.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
-        return LossScaleOptimizer.from_config(config, custom_objects=custom_objects)
-    cls = get_registered_object(name, custom_objects) or _CLASSES.get(name.lower())
-    if cls is None:
-        raise ValueError("Unknown optimizer: %s" % name)
-    return cls.from_config(config)
+    if name.lower() in _KERAS_LOWERCASE_NAMES:
+        name = name.lower()
+    return deserialize_keras_object({"class_name": name, "config": config},
+                                    custom_objects=custom_objects,
+                                    printable_module_name="optimizer",
+                                    namespace="keras.optimizers", aliases=_KERAS_LOWERCASE_NAMES)
 
 
 @tf_export("keras.optimizers.get", v2=["optimizers.get"])
@@ -735,33 +735,21 @@ def get(identifier):
     """
     if isinstance(identifier, OptimizerV2) or hasattr(identifier, "apply_gradients"):
         return identifier
-    if isinstance(identifier, dict):
+    if isinstance(identifier, (str, dict)):
         return deserialize(identifier)
-    if isinstance(identifier, str):
-        return deserialize({"class_name": identifier, "config": {}})
     raise ValueError("Could not interpret optimizer identifier: {}".format(identifier))
-
-
-_SERIALIZABLE_SCHEDULES = {cls.__name__: cls for cls in (
-    ExponentialDecay, PiecewiseConstantDecay, PolynomialDecay, InverseTimeDecay, CosineDecay,
-    CosineDecayRestarts)}
 
 
 @tf_export("keras.optimizers.schedules.serialize", v2=["optimizers.schedules.serialize"])
 def serialize_schedule(learning_rate_schedule):
     """{"class_name": ..., "config": ...} for a schedule."""
-    return {"class_name": type(learning_rate_schedule).__name__,
-            "config": learning_rate_schedule.get_config()}
+    return serialize_keras_object(learning_rate_schedule)
 
 
 @tf_export("keras.optimizers.schedules.deserialize", v2=["optimizers.schedules.deserialize"])
 def deserialize_schedule(config, custom_objects=None):
-    """The schedule `serialize_schedule` described (custom classes via `custom_objects`)."""
-    name, config = class_and_config(config, "learning rate schedule")
-    classes = dict(_SERIALIZABLE_SCHEDULES)
-    classes.update(custom_objects or {})
-    cls = classes.get(name)
-    if cls is None:
-        raise ValueError("Unknown learning rate schedule: %r. Please ensure it is passed in "
-                         "`custom_objects`." % (name,))
-    return cls.from_config(config)
+    """The schedule `serialize_schedule` described: a `tf.keras.optimizers.schedules` class
+    or a custom one."""
+    return deserialize_keras_object(config, custom_objects=custom_objects,
+                                    printable_module_name="learning rate schedule",
+                                    namespace="keras.optimizers.schedules")

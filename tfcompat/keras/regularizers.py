@@ -1,8 +1,10 @@
-"""`tf.keras.regularizers`: L1, L2 and L1L2 weight penalties (Keras 2)."""
+"""`tf.keras.regularizers`: L1, L2 and L1L2 weight penalties (Keras 2); `l1` and `l2` are
+the `L1` and `L2` classes, as in TF 2.15 (TF 1.15's functions made the same penalty as an
+`L1L2`)."""
 from tfcompat._api import tf_export
 from tfcompat.ops import math_ops
 from tfcompat.framework.constant_op import constant
-from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+from tfcompat.keras.utils.generic_utils import deserialize_keras_object, serialize_keras_object
 
 
 @tf_export("keras.regularizers.Regularizer")
@@ -42,7 +44,7 @@ class L1L2(Regularizer):
         return {"l1": self.l1, "l2": self.l2}
 
 
-@tf_export("keras.regularizers.L1")
+@tf_export("keras.regularizers.L1", "keras.regularizers.l1")
 class L1(L1L2):
     def __init__(self, l1=0.01, **kwargs):
         super(L1, self).__init__(l1=kwargs.pop("l", l1))
@@ -51,7 +53,7 @@ class L1(L1L2):
         return {"l1": self.l1}
 
 
-@tf_export("keras.regularizers.L2")
+@tf_export("keras.regularizers.L2", "keras.regularizers.l2")
 class L2(L1L2):
     def __init__(self, l2=0.01, **kwargs):
         super(L2, self).__init__(l2=kwargs.pop("l", l2))
@@ -60,44 +62,28 @@ class L2(L1L2):
         return {"l2": self.l2}
 
 
-@tf_export("keras.regularizers.l1")
-def l1(l=0.01):  # noqa: E741 - Keras' argument name
-    return L1L2(l1=l)
-
-
-@tf_export("keras.regularizers.l2")
-def l2(l=0.01):  # noqa: E741 - Keras' argument name
-    return L1L2(l2=l)
-
-
 @tf_export("keras.regularizers.l1_l2")
-def l1_l2(l1=0.01, l2=0.01):  # noqa: F811 - Keras' argument names
+def l1_l2(l1=0.01, l2=0.01):
     return L1L2(l1=l1, l2=l2)
-
-
-_TABLE = {"L1L2": L1L2, "L1": L1, "L2": L2, "l1": L1, "l2": L2, "l1_l2": L1L2}
 
 
 @tf_export("keras.regularizers.serialize")
 def serialize(regularizer):
-    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+    return serialize_keras_object(regularizer)
 
 
 @tf_export("keras.regularizers.deserialize")
 def deserialize(config, custom_objects=None):
-    name, config = class_and_config(config, "regularizer")
-    cls = get_registered_object(name, custom_objects, _TABLE)
-    if cls is None:
-        raise ValueError("Unknown regularizer: %s" % name)
-    return cls.from_config(config) if hasattr(cls, "from_config") else cls(**config)
+    """The regularizer a name (`tf.keras.regularizers.<name>`) or a serialized one stands
+    for; the name "l1_l2" gives both penalties at 0.01, as in Keras 2."""
+    if config == "l1_l2":
+        return L1L2(l1=0.01, l2=0.01)
+    return deserialize_keras_object(config, custom_objects=custom_objects,
+                                    printable_module_name="regularizer",
+                                    namespace="keras.regularizers")
 
 
 @tf_export("keras.regularizers.get")
 def get(identifier):
-    if identifier is None:
-        return None
-    if isinstance(identifier, (dict, str)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError("Could not interpret regularizer identifier: %r" % (identifier,))
+    """None, a name, a serialized regularizer or a callable -> a regularizer."""
+    return deserialize(identifier)

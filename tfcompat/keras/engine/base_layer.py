@@ -261,12 +261,6 @@ class Node(object):
 # ---------------------------------------------------------------- Layer
 
 
-def _get_initializer(identifier):
-    get = initializers.get_v2 if _api.flavor() == "v2" else initializers.get
-    initializer = get(identifier)
-    return initializer() if inspect.isclass(initializer) else initializer
-
-
 _WEIGHT_LISTS = frozenset(("_trainable_weights", "_non_trainable_weights"))
 _FLOATING_DTYPES = frozenset(("float16", "bfloat16", "float32", "float64"))
 _FLOATING_TORCH_DTYPES = {name: dtypes.as_dtype(name).torch_dtype for name in _FLOATING_DTYPES}
@@ -563,12 +557,12 @@ class Layer(Module):
                                       "tfcompat; drop the partitioner of weight %s" % name)
         shape = () if shape is None else shape
         dtype = dtypes.as_dtype(dtype or self.dtype)
-        initializer = _get_initializer(initializer)
+        initializer = initializers.get(initializer)
         if initializer is None:
             if dtype.is_floating:
-                initializer = _get_initializer("glorot_uniform")
+                initializer = initializers.get("glorot_uniform")
             elif dtype.is_integer or dtype.is_unsigned or dtype.is_bool:
-                initializer = _get_initializer("zeros")
+                initializer = initializers.get("zeros")
             else:
                 raise ValueError("An initializer for variable %s of type %s is required for "
                                  "layer %s" % (name, dtype.base_dtype, self.name))
@@ -602,6 +596,7 @@ class Layer(Module):
                        synchronization, aggregation, collections, autocast=False):
         """A Variable, or an AutoCastVariable when `autocast` (a mixed policy's weight)."""
         if autocast:
+            # in-function: AutoCastVariable reads this module's `_call_context`
             from tfcompat.keras.mixed_precision.autocast_variable import AutoCastVariable
             variable_class = AutoCastVariable
         else:
@@ -891,6 +886,7 @@ class Layer(Module):
         if any(isinstance(x, SymbolicTensor) and not is_keras_tensor(x) and
                getattr(x.graph, "has_keras_inputs", False) for x in flat_inputs):
             # TF ops applied to Keras tensors become layers first (TF's create_keras_history)
+            # in-function: op_layer's TensorFlowOpLayer subclasses this module's Layer
             from tfcompat.keras.engine.op_layer import create_keras_history
             create_keras_history(flat_inputs)
         functional = any(is_keras_tensor(x) for x in flat_inputs)

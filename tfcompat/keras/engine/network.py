@@ -474,7 +474,6 @@ class Network(Layer):
     @classmethod
     def from_config(cls, config, custom_objects=None):
         """Rebuild a functional model from `get_config()`."""
-        from tfcompat.keras.engine.input_layer import Input
         custom_objects = {**_ENGINE_LAYERS, **get_custom_objects(), **(custom_objects or {})}
         created, outputs_of = {}, {}
         for spec in config["layers"]:
@@ -532,6 +531,8 @@ class Network(Layer):
                            "instead.")
 
 
+# Keras 2's engine layers that configs name but TF exports nowhere (Keras' own names, not a
+# symbol table: the public layers are found through the registry).
 _ENGINE_LAYERS = {"TensorFlowOpLayer": TensorFlowOpLayer, "AddLoss": AddLoss,
                   "AddMetric": AddMetric}
 

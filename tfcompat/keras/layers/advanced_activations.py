@@ -1,9 +1,9 @@
 """Activation layers: LeakyReLU, PReLU, ELU, ThresholdedReLU, Softmax, ReLU."""
 from tfcompat._api import tf_export
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras import activations, backend, constraints, regularizers
+from tfcompat.keras import activations, backend, constraints, initializers, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
-from tfcompat.keras.layers.core import get_initializer, weight_kwargs
+from tfcompat.keras.layers.core import weight_kwargs
 from tfcompat.ops import math_ops, nn_ops
 
 
@@ -33,7 +33,7 @@ class PReLU(Layer):
                  alpha_constraint=None, shared_axes=None, **kwargs):
         super(PReLU, self).__init__(**kwargs)
         self.supports_masking = True
-        self.alpha_initializer = get_initializer(alpha_initializer)
+        self.alpha_initializer = initializers.get(alpha_initializer)
         self.alpha_regularizer = regularizers.get(alpha_regularizer)
         self.alpha_constraint = constraints.get(alpha_constraint)
         if shared_axes is None or isinstance(shared_axes, (list, tuple)):

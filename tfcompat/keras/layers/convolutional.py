@@ -6,9 +6,9 @@ import torch.nn.functional as F
 from tfcompat._api import tf_export
 from tfcompat.framework import ops
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras import activations, backend, constraints, regularizers
+from tfcompat.keras import activations, backend, constraints, initializers, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
-from tfcompat.keras.layers.core import get_initializer, serialize_optional, weight_kwargs
+from tfcompat.keras.layers.core import serialize_optional, weight_kwargs
 from tfcompat.ops import array_ops, nn_ops
 
 _FORMATS = {(1, "channels_last"): "NWC", (1, "channels_first"): "NCW",
@@ -65,8 +65,8 @@ class Conv(Layer):
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = get_initializer(kernel_initializer)
-        self.bias_initializer = get_initializer(bias_initializer)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
@@ -315,7 +315,7 @@ class DepthwiseConv2D(Conv):
             activity_regularizer=activity_regularizer, bias_constraint=bias_constraint,
             **kwargs)
         self.depth_multiplier = depth_multiplier
-        self.depthwise_initializer = get_initializer(depthwise_initializer)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
         self.depthwise_constraint = constraints.get(depthwise_constraint)
 
@@ -372,8 +372,8 @@ class SeparableConv2D(Conv):
             activity_regularizer=activity_regularizer, bias_constraint=bias_constraint,
             **kwargs)
         self.depth_multiplier = depth_multiplier
-        self.depthwise_initializer = get_initializer(depthwise_initializer)
-        self.pointwise_initializer = get_initializer(pointwise_initializer)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.depthwise_constraint = constraints.get(depthwise_constraint)

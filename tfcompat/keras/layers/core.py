@@ -10,7 +10,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import ops
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import activations, backend, constraints, initializers, regularizers
-from tfcompat.keras.engine.base_layer import InputSpec, Layer, _get_initializer
+from tfcompat.keras.engine.base_layer import InputSpec, Layer
 from tfcompat.ops import array_ops, math_ops, nn_ops
 from tfcompat.keras.utils.generic_utils import func_dump
 from tfcompat.keras.engine.op_layer import exported_op_defined_as
@@ -36,10 +36,6 @@ def weight_kwargs(layer, *prefixes):
         config[prefix + "_constraint"] = serialize_optional(
             constraints, getattr(layer, prefix + "_constraint"))
     return config
-
-
-def get_initializer(identifier):
-    return _get_initializer(identifier)
 
 
 @ops.op(graph_name="MatMul")
@@ -75,8 +71,8 @@ class Dense(Layer):
                              "integer, got %s." % units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = get_initializer(kernel_initializer)
-        self.bias_initializer = get_initializer(bias_initializer)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)

@@ -1,10 +1,9 @@
 """`Embedding`: integer indices -> dense vectors (rows of `embeddings`)."""
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes
-from tfcompat.keras import constraints, regularizers
+from tfcompat.keras import constraints, initializers, regularizers
 from tfcompat.keras.engine.base_layer import Layer
-from tfcompat.keras.layers.core import (get_initializer, serialize_initializer,
-                                        serialize_optional)
+from tfcompat.keras.layers.core import serialize_initializer, serialize_optional
 from tfcompat.ops import math_ops, nn_ops
 
 
@@ -24,7 +23,7 @@ class Embedding(Layer):
             activity_regularizer), **kwargs)
         self.input_dim = input_dim
         self.output_dim = output_dim
-        self.embeddings_initializer = get_initializer(embeddings_initializer)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = constraints.get(embeddings_constraint)
         self.mask_zero = mask_zero

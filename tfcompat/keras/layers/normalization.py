@@ -5,9 +5,9 @@ from tfcompat import _api
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, ops
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras import backend, constraints, regularizers
+from tfcompat.keras import backend, constraints, initializers, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
-from tfcompat.keras.layers.core import get_initializer, serialize_initializer, weight_kwargs
+from tfcompat.keras.layers.core import serialize_initializer, weight_kwargs
 from tfcompat.variables import VariableAggregation, VariableSynchronization
 from tfcompat.ops import math_ops
 
@@ -120,10 +120,10 @@ class BatchNormalization(Layer):
         self.center = center
         self.scale = scale
         self.fused = fused
-        self.beta_initializer = get_initializer(beta_initializer)
-        self.gamma_initializer = get_initializer(gamma_initializer)
-        self.moving_mean_initializer = get_initializer(moving_mean_initializer)
-        self.moving_variance_initializer = get_initializer(moving_variance_initializer)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
         self.beta_constraint = constraints.get(beta_constraint)
@@ -251,8 +251,8 @@ class LayerNormalization(Layer):
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
-        self.beta_initializer = get_initializer(beta_initializer)
-        self.gamma_initializer = get_initializer(gamma_initializer)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
         self.beta_constraint = constraints.get(beta_constraint)

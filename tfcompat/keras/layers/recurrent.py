@@ -39,9 +39,9 @@ from tfcompat._api import tf_export
 from tfcompat.framework import constant_op, context, ops
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras import activations, backend, constraints, regularizers
+from tfcompat.keras import activations, backend, constraints, initializers, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer, flatten, is_keras_tensor
-from tfcompat.keras.layers.core import get_initializer, serialize_optional, weight_kwargs
+from tfcompat.keras.layers.core import serialize_optional, weight_kwargs
 from tfcompat.ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops
 from tfcompat.variables import Variable
 from tfcompat.framework.graph import get_default_graph
@@ -261,9 +261,9 @@ class _CellBase(DropoutRNNCellMixin, Layer):
                              "positive integer, got %s." % (units,))
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = get_initializer(kernel_initializer)
-        self.recurrent_initializer = get_initializer(recurrent_initializer)
-        self.bias_initializer = get_initializer(bias_initializer)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)

@@ -14,7 +14,7 @@ _MODEL_PATHS = {"Sequential": "keras.Sequential", "Model": "keras.Model",
                 "Functional": "keras.Model"}
 
 
-def _keras_layer_class(name):
+def keras_layer_class(name):
     """The registered Keras layer (or model) class called `name`, else None."""
     found = _api.lookup(_MODEL_PATHS.get(name, "keras.layers." + name))
     return found if isinstance(found, type) and issubclass(found, Layer) else None
@@ -35,7 +35,7 @@ def deserialize(config, custom_objects=None):
     name = config.get("class_name")
     cls = get_registered_object(name, custom_objects)
     if cls is None and isinstance(name, str):
-        cls = _keras_layer_class(name)
+        cls = keras_layer_class(name)
     if cls is None:
         raise ValueError("Unknown layer: %s. Please ensure this object is passed to the "
                          "`custom_objects` argument." % (name,))

@@ -11,7 +11,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import dtypes
 from tfcompat.keras import backend
 from tfcompat.keras.mixed_precision import device_compatibility_check
-from tfcompat.keras.utils.generic_utils import class_and_config, get_registered_object
+from tfcompat.keras.utils.generic_utils import deserialize_keras_object
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 _global_policy = None
@@ -136,11 +136,9 @@ def deserialize(config, custom_objects=None):
         return Policy("_infer")
     if isinstance(config, str):
         return Policy(config)
-    name, inner = class_and_config(config, "dtype policy")
-    cls = get_registered_object(name, custom_objects, {"Policy": Policy, "PolicyV1": Policy})
-    if cls is None:
-        raise ValueError("Unknown dtype policy: %s" % (name,))
-    return cls.from_config(inner)
+    return deserialize_keras_object(config, module_objects={"Policy": Policy, "PolicyV1": Policy},
+                                    custom_objects=custom_objects,
+                                    printable_module_name="dtype policy")
 
 
 def policy_of(dtype):

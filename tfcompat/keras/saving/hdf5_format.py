@@ -149,6 +149,7 @@ def load_model(filepath, custom_objects=None, compile=True,  # noqa: A002 - Kera
                safe_mode=True):
     """The model in an HDF5 file, with its weights (compiled, with its optimizer state, if
     it was saved compiled and `compile`); `safe_mode` as in `model_from_config`."""
+    # in-function: keras.models builds on the engine, whose Network imports this module
     from tfcompat.keras.models import model_from_config
     module = h5py()
     with module.File(filepath, "r") as f:

@@ -92,6 +92,7 @@ def save(model, path, include_optimizer=True):
 def load(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
     """The model saved in directory `path`, with its weights (and, if `compile`, compiled
     with its optimizer state); `safe_mode` as in `model_from_config`."""
+    # in-function: keras.models builds on the engine, whose Network imports this module
     from tfcompat.keras.models import model_from_config
     with open(os.path.join(path, METADATA_FILENAME)) as f:
         metadata = json.load(f)

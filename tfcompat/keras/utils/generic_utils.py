@@ -3,7 +3,10 @@
 Configs name classes by `class_name`; `deserialize_keras_object` finds them in, in turn, the
 `custom_objects` argument, the objects of an enclosing `custom_object_scope` and those
 registered globally (`get_custom_objects()`, `register_keras_serializable`), then the
-`module_objects` of the caller (the built-in layers, activations, ...).
+`module_objects` of the caller. Keras' own `get`/`deserialize` functions (activations,
+initializers, losses, ...) pass instead the TF namespace their names live in: the registry
+gives `tf.keras.<namespace>.<name>` as the running script's API shows it (TF1 Keras gets the
+compat.v1 initializers), plus a few Keras aliases that are no public path there.
 
 Safe mode (Keras 2.13+): a config may hold a Python function as marshalled bytecode (a
 Lambda layer's lambda); loading it runs code from the file, so `func_load` refuses it unless
@@ -21,6 +24,7 @@ import marshal
 import threading
 import types
 
+from tfcompat import _api
 from tfcompat._api import tf_export
 from tfcompat.keras.callbacks import Progbar
 
@@ -137,8 +141,12 @@ def register_keras_serializable(package="Custom", name=None):
 
 @tf_export("keras.utils.get_registered_name", "keras.saving.get_registered_name")
 def get_registered_name(obj):
-    """The name `obj` is registered under, else its `__name__`."""
-    return _REGISTERED_NAMES.get(obj, getattr(obj, "__name__", None))
+    """The name `obj` is registered under, else its `__name__` (the TF class name where
+    tfcompat's class has another: `_keras_name`, set on that class itself)."""
+    if obj in _REGISTERED_NAMES:
+        return _REGISTERED_NAMES[obj]
+    return vars(obj).get("_keras_name", getattr(obj, "__name__", None)) \
+        if isinstance(obj, type) else getattr(obj, "__name__", None)
 
 
 @tf_export("keras.utils.get_registered_object", "keras.saving.get_registered_object")
@@ -154,14 +162,15 @@ def get_registered_object(name, custom_objects=None, module_objects=None):
 
 
 def class_and_config(identifier, what):
-    """(class name, config dict) of a serialized `{"class_name": ..., "config": {...}}` or of
-    a bare class name (empty config); ValueError naming `what` for anything else."""
+    """(class name, config) of a serialized `{"class_name": ..., "config": {...}}` (a list
+    for a Sequential model) or of a bare class name (empty config); ValueError naming `what`
+    for anything else."""
     if isinstance(identifier, str):
         return identifier, {}
     if isinstance(identifier, dict) and isinstance(identifier.get("class_name"), str):
         config = identifier.get("config")
-        if config is None or isinstance(config, dict):
-            return identifier["class_name"], config or {}
+        if config is None or isinstance(config, (dict, list)):
+            return identifier["class_name"], {} if config is None else config
     raise ValueError("Could not interpret serialized %s: %.200r" % (what, identifier))
 
 
@@ -185,30 +194,51 @@ def serialize_keras_object(instance):
     raise ValueError("Cannot serialize %r: it has neither `get_config` nor a name" % (instance,))
 
 
+def _find_keras_object(name, custom_objects, module_objects, namespace, aliases):
+    """What `name` stands for, in Keras 2's order: `custom_objects`, the custom object scope
+    and registered objects, `module_objects`; then Keras' `aliases` (name -> TF path) and
+    `tf.<namespace>.<name>`, the running API's objects there. None when nothing matches;
+    a dotted name never reaches the registry."""
+    found = get_registered_object(name, custom_objects, module_objects)
+    if found is not None or not isinstance(name, str) or "." in name:
+        return found
+    if aliases and name in aliases:
+        found = _api.lookup(aliases[name])
+    if found is None and namespace:
+        found = _api.lookup(namespace + "." + name)
+    return found
+
+
 @tf_export("keras.utils.deserialize_keras_object", "keras.saving.deserialize_keras_object")
 def deserialize_keras_object(identifier, module_objects=None, custom_objects=None,
-                             printable_module_name="object"):
-    """The object a config (`{"class_name", "config"}`) or a name stands for."""
+                             printable_module_name="object", namespace=None, aliases=None):
+    """The object `identifier` stands for (Keras 2's legacy deserialization):
+
+    - a config `{"class_name", "config"}`: the class `from_config(config)`, or a function
+      found there called with the config as keyword arguments;
+    - a name: a class found there made with no arguments, anything else as it is;
+    - a callable (function or object) as it is; None as None.
+
+    Names resolve as `_find_keras_object` says. Where we differ: `namespace` (a TF path such
+    as "keras.activations") and `aliases` are tfcompat's, passed by the `get`/`deserialize`
+    functions of Keras' modules in place of Keras' module globals.
+    """
     if identifier is None:
         return None
-    if isinstance(identifier, dict):
-        if "class_name" not in identifier or "config" not in identifier:
-            raise ValueError("Improper config format: %s" % (identifier,))
-        class_name = identifier["class_name"]
-        cls = get_registered_object(class_name, custom_objects, module_objects)
-        if cls is None:
-            raise ValueError("Unknown %s: %s. Please ensure this object is passed to the "
-                             "`custom_objects` argument." % (printable_module_name, class_name))
-        if getattr(cls, "from_config", None) is None:
-            return cls(**identifier["config"])
-        merged = dict(_GLOBAL_CUSTOM_OBJECTS, **(custom_objects or {}))
-        with CustomObjectScope(custom_objects or {}):
-            return from_config_with_custom_objects(cls, identifier["config"], merged)
-    if isinstance(identifier, str):
-        found = get_registered_object(identifier, custom_objects, module_objects)
+    if isinstance(identifier, (str, dict)):
+        name, config = class_and_config(identifier, printable_module_name)
+        found = _find_keras_object(name, custom_objects, module_objects, namespace, aliases)
         if found is None:
             raise ValueError("Unknown %s: %s. Please ensure this object is passed to the "
-                             "`custom_objects` argument." % (printable_module_name, identifier))
-        return found
-    raise ValueError("Could not interpret serialized %s: %r" % (printable_module_name,
-                                                                identifier))
+                             "`custom_objects` argument." % (printable_module_name, name))
+        if isinstance(identifier, str):
+            return found() if inspect.isclass(found) else found
+        if getattr(found, "from_config", None) is None:
+            return found(**config)
+        merged = dict(_GLOBAL_CUSTOM_OBJECTS, **(custom_objects or {}))
+        with CustomObjectScope(custom_objects or {}):
+            return from_config_with_custom_objects(found, config, merged)
+    if callable(identifier):
+        return identifier
+    raise ValueError("Could not interpret %s identifier: %.200r" % (printable_module_name,
+                                                                    identifier))
