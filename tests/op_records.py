@@ -10,6 +10,7 @@ eager; and, in float64, `tf.GradientTape` gradients against central finite diffe
 
 `python tests/op_records.py` lists the `@op` functions of tfcompat that no record runs.
 """
+import colorsys
 import dataclasses
 import importlib
 import inspect
@@ -1078,6 +1079,229 @@ RECORDS += [
              api="v1", name="nn.weighted_cross_entropy_with_logits(v1)"),
 ]
 
+# ---------------------------------------------------------------- Keras losses and metrics
+# Keras 2 formulas (keras/losses.py, keras/backend.py); metrics are floatx (float32)
+
+EPSILON = 1e-7   # keras.backend.epsilon()
+
+
+def _keras_bce(y, p):
+    p = np.clip(p, EPSILON, 1 - EPSILON)
+    return -(y * np.log(p + EPSILON) + (1 - y) * np.log(1 - p + EPSILON)).mean(-1)
+
+
+def _keras_cce(y, p):
+    p = np.clip(p / p.sum(-1, keepdims=True), EPSILON, 1 - EPSILON)
+    return -(y * np.log(p)).sum(-1)
+
+
+def _unit_rows(v):
+    return v / np.sqrt(np.maximum((v * v).sum(-1, keepdims=True), 1e-12))
+
+
+def _huber(y, p, delta=1.0):
+    error = np.abs(p - y)
+    return np.where(error <= delta, 0.5 * error ** 2, delta * error - 0.5 * delta ** 2).mean(-1)
+
+
+def keras_loss(name, y_true, y_pred, reference, **options):
+    return OpRecord("keras.losses." + name, (y_true, y_pred), reference, grad_args=(1,),
+                    **options)
+
+
+LABELS01 = fixed(np.array([[0, 1, 1, 0], [1, 0, 0, 1], [1, 1, 0, 0]]))
+RECORDS += [
+    keras_loss("mean_squared_error", uniform((3, 4)), uniform((3, 4)),
+               lambda y, p: ((y - p) ** 2).mean(-1)),
+    keras_loss("mean_absolute_error", uniform((3, 4)), away_from((3, 4)),
+               lambda y, p: np.abs(y - p).mean(-1)),
+    keras_loss("mean_absolute_percentage_error", positive((3, 4)), uniform((3, 4)),
+               lambda y, p: 100 * np.abs((y - p) / np.maximum(np.abs(y), EPSILON)).mean(-1)),
+    keras_loss("mean_squared_logarithmic_error", positive((3, 4)), positive((3, 4)),
+               lambda y, p: ((np.log(np.maximum(p, EPSILON) + 1)
+                              - np.log(np.maximum(y, EPSILON) + 1)) ** 2).mean(-1)),
+    keras_loss("binary_crossentropy", LABELS01, uniform((3, 4), 0.05, 0.95), _keras_bce),
+    keras_loss("categorical_crossentropy", distribution((3, 4)), positive((3, 4)),
+               _keras_cce),
+    keras_loss("sparse_categorical_crossentropy", integers((3,), 0, 4),
+               distribution((3, 4)),
+               lambda y, p: -np.log(np.clip(p, EPSILON, 1 - EPSILON))[np.arange(3), y]),
+    keras_loss("hinge", LABELS01, away_from((3, 4), (-1.0, 1.0)),
+               lambda y, p: np.maximum(1 - (2 * y - 1) * p, 0).mean(-1)),
+    keras_loss("squared_hinge", LABELS01, away_from((3, 4), (-1.0, 1.0)),
+               lambda y, p: (np.maximum(1 - (2 * y - 1) * p, 0) ** 2).mean(-1)),
+    keras_loss("categorical_hinge", fixed(np.eye(4)[[1, 3, 0]]), uniform((3, 4)),
+               lambda y, p: np.maximum(((1 - y) * p).max(-1) - (y * p).sum(-1) + 1, 0)),
+    keras_loss("huber", uniform((3, 4)), away_from((3, 4), (-1.0, 1.0), gap=0.3), _huber),
+    keras_loss("logcosh", uniform((3, 4)), uniform((3, 4)),
+               lambda y, p: np.log(np.cosh(p - y)).mean(-1)),
+    keras_loss("kl_divergence", distribution((3, 4)), distribution((3, 4)),
+               lambda y, p: (np.clip(y, EPSILON, 1) * np.log(
+                   np.clip(y, EPSILON, 1) / np.clip(p, EPSILON, 1))).sum(-1)),
+    keras_loss("poisson", positive((3, 4)), positive((3, 4)),
+               lambda y, p: (p - y * np.log(p + EPSILON)).mean(-1)),
+    keras_loss("cosine_similarity", uniform((3, 4)), uniform((3, 4)),
+               lambda y, p: -(_unit_rows(y) * _unit_rows(p)).sum(-1)),
+    OpRecord("keras.metrics.binary_accuracy", (LABELS01, uniform((3, 4), 0, 1)),
+             lambda y, p: (y == (p > 0.5)).mean(-1), out_dtype=F32, grad_args=()),
+    OpRecord("keras.metrics.categorical_accuracy", (fixed(np.eye(4)[[1, 3, 0]]),
+                                                    uniform((3, 4))),
+             lambda y, p: y.argmax(-1) == p.argmax(-1), out_dtype=F32, grad_args=()),
+    OpRecord("keras.metrics.sparse_categorical_accuracy",
+             (fixed(np.array([[1], [3], [0]])), uniform((3, 4))),
+             lambda y, p: y[:, 0] == p.argmax(-1), out_dtype=F32, grad_args=()),
+    OpRecord("keras.metrics.top_k_categorical_accuracy", (fixed(np.eye(4)[[1, 3, 0]]),
+                                                          uniform((3, 4))),
+             lambda y, p: (np.argsort(-p, -1)[:, :2] == y.argmax(-1)[:, None]).any(-1),
+             kwargs={"k": 2}, out_dtype=F32, grad_args=()),
+    OpRecord("keras.metrics.sparse_top_k_categorical_accuracy",
+             (fixed(np.array([1, 3, 0]), I32), uniform((3, 4))),
+             lambda y, p: (np.argsort(-p, -1)[:, :2] == y[:, None]).any(-1), (F32,),
+             kwargs={"k": 2}, grad_args=()),
+    activation("keras.activations.hard_sigmoid", lambda v: np.clip(0.2 * v + 0.5, 0, 1),
+               (-2.5, 2.5)),
+    activation("keras.activations.selu",
+               lambda v: SELU_S * np.where(v > 0, v, SELU_A * np.expm1(v))),
+]
+
+# ---------------------------------------------------------------- image ops
+
+IMAGES = uniform((2, 3, 4, 3), 0.0, 1.0)
+
+
+def _resize_matrix(out_size, in_size, half_pixel):
+    """Rows: TF's bilinear weights of the input pixels for each output pixel."""
+    scale = in_size / out_size
+    weights = np.zeros((out_size, in_size))
+    for o in range(out_size):
+        source = (o + 0.5) * scale - 0.5 if half_pixel else o * scale
+        floor = math.floor(source)
+        lower, upper = max(floor, 0), min(math.ceil(source), in_size - 1)
+        weights[o, lower] += 1 - (source - floor)
+        weights[o, upper] += source - floor
+    return weights
+
+
+def np_resize_bilinear(images, size, half_pixel=True):
+    rows = _resize_matrix(size[0], images.shape[1], half_pixel)
+    cols = _resize_matrix(size[1], images.shape[2], half_pixel)
+    return np.einsum("oh,nhwc,pw->nopc", rows, images, cols)
+
+
+def _hsv(rgb):
+    """colorsys.rgb_to_hsv per pixel."""
+    flat = rgb.reshape(-1, 3)
+    return np.array([colorsys.rgb_to_hsv(*p) for p in flat]).reshape(rgb.shape)
+
+
+def _rgb(hsv):
+    flat = hsv.reshape(-1, 3)
+    return np.array([colorsys.hsv_to_rgb(*p) for p in flat]).reshape(hsv.shape)
+
+
+TF1_RESIZE_XFAIL = {"eager": "TF1's resize_bilinear / resize_nearest_neighbor / resize_images "
+                             "default to half_pixel_centers=False (source = out * in / out); "
+                             "tfcompat ignores the flag and always uses half-pixel centers"}
+
+
+def image(path, reference, args=(IMAGES,), **options):
+    return OpRecord("image." + path, args, reference, **options)
+
+
+def _standardized(v):
+    mean = v.mean((1, 2, 3), keepdims=True)
+    std = np.maximum(v.std((1, 2, 3), keepdims=True), 1 / math.sqrt(v[0].size))
+    return (v - mean) / std
+
+
+def _max_pool_with_argmax(x):
+    """Values and flat (y * W + x) * C + c indices of the 2x2 stride-2 VALID max."""
+    n, h, w, c = x.shape
+    windows = _windows(x, (2, 2), (2, 2), "VALID", 0)
+    places = _windows(np.arange(h * w * c, dtype=float).reshape(1, h, w, c).repeat(n, 0),
+                      (2, 2), (2, 2), "VALID", 0)
+    flat = windows.reshape(windows.shape[:3] + (4, c))
+    best = flat.argmax(3)[:, :, :, None]
+    return (np.take_along_axis(flat, best, 3)[:, :, :, 0],
+            np.take_along_axis(places.reshape(flat.shape), best, 3)[:, :, :, 0])
+
+
+RECORDS += [
+    image("flip_left_right", lambda v: v[:, :, ::-1]),
+    image("flip_up_down", lambda v: v[:, ::-1]),
+    image("transpose", lambda v: v.transpose(0, 2, 1, 3)),
+    image("rot90", lambda v: np.rot90(v, 1, axes=(1, 2))),
+    image("crop_to_bounding_box", lambda v: v[:, 1:3, 0:3],
+          kwargs={"offset_height": 1, "offset_width": 0, "target_height": 2,
+                  "target_width": 3}),
+    image("pad_to_bounding_box", lambda v: np.pad(v, [(0, 0), (1, 1), (2, 1), (0, 0)]),
+          kwargs={"offset_height": 1, "offset_width": 2, "target_height": 5,
+                  "target_width": 7},
+          xfail={"graph": "static shape of pad_to_bounding_box(placeholder [None, 3, 4, 3]) "
+                          "is [3, 5, 7, 3]: the fake run's stand-in batch size leaks in "
+                          "(TF: [None, 5, 7, 3])"}),
+    image("central_crop", lambda v: v[:, 1:3, 2:6], (uniform((1, 4, 8, 2), 0, 1),),
+          kwargs={"central_fraction": 0.5}),
+    image("per_image_standardization", _standardized),
+    image("adjust_brightness", lambda v: v + 0.2, kwargs={"delta": 0.2}),
+    image("adjust_contrast", lambda v: (v - v.mean((1, 2), keepdims=True)) * 1.5
+          + v.mean((1, 2), keepdims=True), kwargs={"contrast_factor": 1.5}, grad_args=()),
+    image("adjust_gamma", lambda v: 1.5 * v ** 2, (uniform((2, 3, 4, 3), 0.1, 1.0),),
+          kwargs={"gamma": 2, "gain": 1.5}),
+    # TF converts to float32, weighs, converts back: float64 images get float32 precision
+    image("rgb_to_grayscale", lambda v: (v * [0.2989, 0.5870, 0.1140]).sum(-1, keepdims=True),
+          tolerance={F64: (1e-6, 1e-7)}),
+    image("grayscale_to_rgb", lambda v: np.repeat(v, 3, -1), (uniform((2, 3, 4, 1), 0, 1),)),
+    image("rgb_to_hsv", _hsv, grad_args=()),
+    image("hsv_to_rgb", _rgb, (uniform((2, 3, 4, 3), 0.05, 0.95),), grad_args=()),
+    image("convert_image_dtype", lambda v: v / 255, (integers((2, 3, 4, 3), 0, 256, np.uint8),),
+          kwargs={"dtype": CASE_DTYPE}, grad_args=()),
+    image("resize", lambda v: np_resize_bilinear(v, (5, 3)), kwargs={"size": [5, 3]}),
+    image("resize_bilinear", lambda v: np_resize_bilinear(v, (5, 3), half_pixel=False),
+          kwargs={"size": [5, 3]}, api="v1", xfail=TF1_RESIZE_XFAIL),
+    image("resize", lambda v: np_resize_bilinear(v, (5, 3), half_pixel=False),
+          kwargs={"size": [5, 3]}, api="v1", name="image.resize(v1)", xfail=TF1_RESIZE_XFAIL),
+    image("resize_nearest_neighbor",
+          lambda v: v[:, np.minimum(np.floor(np.arange(6) * 3 / 6), 2).astype(int)]
+          [:, :, np.minimum(np.floor(np.arange(2) * 4 / 2), 3).astype(int)],
+          kwargs={"size": [6, 2]}, api="v1", xfail=TF1_RESIZE_XFAIL),
+    OpRecord("nn.max_pool_with_argmax", (uniform((2, 4, 6, 3)),), _max_pool_with_argmax,
+             kwargs={"ksize": 2, "strides": 2, "padding": "VALID"}, out_dtype=(None, I64)),
+]
+
+# ---------------------------------------------------------------- sparse ops
+
+SPARSE_INDICES, SPARSE_SHAPE = [[0, 1], [2, 0], [2, 1]], [3, 2]
+
+
+def _dense(values):
+    dense = np.zeros(SPARSE_SHAPE, values.dtype)
+    dense[tuple(np.array(SPARSE_INDICES).T)] = values
+    return dense
+
+
+def with_sparse(op, values, *tensors, **kwargs):
+    """`op(SparseTensor(SPARSE_INDICES, values, SPARSE_SHAPE), *tensors)`."""
+    return op(tf.sparse.SparseTensor(SPARSE_INDICES, values, SPARSE_SHAPE), *tensors, **kwargs)
+
+
+RECORDS += [
+    OpRecord("sparse.sparse_dense_matmul", (uniform((3,), unknown_batch=False),
+                                            uniform((2, 4), unknown_batch=False)),
+             lambda v, b: _dense(v) @ b, call=with_sparse, grad_args=(0, 1)),
+    OpRecord("sparse.reduce_sum", (uniform((3,), unknown_batch=False),),
+             lambda v: _dense(v).sum(1), NUMERIC, kwargs={"axis": 1}, call=with_sparse,
+             xfail={"eager-int32": "sparse.reduce_sum of int32 values gives int64 (TF keeps "
+                                   "the values' dtype)"}),
+    OpRecord("sparse.to_dense", (uniform((3,), unknown_batch=False),), _dense, NUMERIC,
+             call=with_sparse),
+    OpRecord("sparse.to_dense", (uniform((3,)),), _dense, call=with_sparse, grad_args=(),
+             name="sparse.to_dense(values of unknown length)",
+             xfail={"graph": "SparseTensor(indices, placeholder [None], dense_shape) raises "
+                             "TypeError ('%d format: ... UnknownDimension') in "
+                             "SparseTensor.__init__; TF accepts values of unknown length"}),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 
@@ -1103,10 +1327,10 @@ def all_ops():
     found = {}
     for module_name, module in list(sys.modules.items()):
         if module_name.startswith("tfcompat") and module is not None:
-            for obj in list(vars(module).values()):
+            for attribute, obj in list(vars(module).items()):
                 impl = inspect.isfunction(obj) and getattr(obj, "_tfcompat_impl", None)
                 if impl and obj.__module__ == module_name:
-                    found[impl] = "%s.%s" % (module_name, obj.__qualname__)
+                    found[impl] = "%s.%s" % (module_name, attribute)
     return found
 
 
