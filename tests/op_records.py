@@ -14,6 +14,7 @@ import colorsys
 import dataclasses
 import importlib
 import inspect
+import itertools
 import math
 import pkgutil
 import sys
@@ -640,35 +641,50 @@ def _tf_pads(size, k, s):
     return total // 2, total - total // 2
 
 
+def _strided(offset, strides, sizes):
+    """Slices taking `sizes` elements `strides` apart from `offset`, per spatial dim."""
+    return tuple(slice(o, o + s * (n - 1) + 1, s) for o, s, n in zip(offset, strides, sizes))
+
+
 def _windows(x, k, s, padding, fill):
-    """(n, oh, ow, kh, kw, c) windows of NHWC `x` as TF lays them out, padding with `fill`."""
+    """(n, *out, *k, c) windows of channels-last `x` (any number of spatial dims) as TF lays
+    them out, SAME padding filled with `fill`."""
+    spatial = range(1, x.ndim - 1)
     if padding == "SAME":
-        pads = [_tf_pads(x.shape[1], k[0], s[0]), _tf_pads(x.shape[2], k[1], s[1])]
-        x = np.pad(x, [(0, 0), pads[0], pads[1], (0, 0)], constant_values=fill)
-    oh, ow = (x.shape[1] - k[0]) // s[0] + 1, (x.shape[2] - k[1]) // s[1] + 1
-    return np.stack([np.stack([x[:, i * s[0]:i * s[0] + k[0], j * s[1]:j * s[1] + k[1]]
-                               for j in range(ow)], 1) for i in range(oh)], 1)
+        pads = [_tf_pads(x.shape[d], k[d - 1], s[d - 1]) for d in spatial]
+        x = np.pad(x, [(0, 0)] + pads + [(0, 0)], constant_values=fill)
+    out = [(x.shape[d] - k[d - 1]) // s[d - 1] + 1 for d in spatial]
+    windows = np.empty((x.shape[0], *out, *k, x.shape[-1]))
+    for offset in itertools.product(*map(range, k)):
+        windows[(slice(None),) * (1 + len(spatial)) + offset] = \
+            x[(slice(None),) + _strided(offset, s, out)]
+    return windows
 
 
-def np_conv2d(x, w, stride, padding):
-    return np.einsum("nijhwc,hwcd->nijd", _windows(x, w.shape[:2], stride, padding, 0), w)
+def np_conv(x, w, strides, padding):
+    """TF's convolution of channels-last `x` with a [*k, in, out] filter."""
+    spatial = x.ndim - 2
+    windows = _windows(x, w.shape[:spatial], strides, padding, 0)
+    return np.tensordot(windows, w, (list(range(1 + spatial, 2 + 2 * spatial)),
+                                     list(range(spatial + 1))))
 
 
 def np_pool(x, k, s, padding, kind):
     """TF's pools: SAME windows are clipped to the input, padding never counts."""
+    window_axes = tuple(range(x.ndim - 1, 2 * x.ndim - 3))
     if kind == "MAX":
-        return _windows(x, k, s, padding, -np.inf).max((3, 4))
-    sums = _windows(x, k, s, padding, 0).sum((3, 4))
-    return sums / _windows(np.ones_like(x), k, s, padding, 0).sum((3, 4))
+        return _windows(x, k, s, padding, -np.inf).max(window_axes)
+    sums = _windows(x, k, s, padding, 0).sum(window_axes)
+    return sums / _windows(np.ones_like(x), k, s, padding, 0).sum(window_axes)
 
 
 RECORDS += [
     OpRecord("nn.conv2d", (uniform((2, 5, 6, 2)), uniform((3, 3, 2, 3), unknown_batch=False)),
-             lambda x, w: np_conv2d(x, w, (2, 2), "SAME"),
+             lambda x, w: np_conv(x, w, (2, 2), "SAME"),
              kwargs={"strides": 2, "padding": "SAME"}, grad_args=(0, 1),
              tolerance={F32: (1e-4, 1e-5)}),
     OpRecord("nn.conv2d", (uniform((1, 6, 5, 2)), uniform((2, 3, 2, 2), unknown_batch=False)),
-             lambda x, w: np_conv2d(x, w, (1, 2), "VALID"),
+             lambda x, w: np_conv(x, w, (1, 2), "VALID"),
              kwargs={"strides": [1, 1, 2, 1], "padding": "VALID"}, grad_args=(0, 1),
              tolerance={F32: (1e-4, 1e-5)}, name="nn.conv2d(VALID)"),
     OpRecord("nn.max_pool2d", (uniform((2, 5, 6, 2)),),
@@ -932,19 +948,19 @@ RECORDS += [
 # ---------------------------------------------------------------- nn ops (more)
 
 
-def np_conv2d_transpose(y, w, out_shape, stride, padding):
-    """The transpose of np_conv2d (TF's definition: the gradient of conv2d w.r.t. its input)."""
-    n, h, wd, c = out_shape
-    (kh, kw), (sh, sw) = w.shape[:2], stride
-    top, left = ((_tf_pads(h, kh, sh)[0], _tf_pads(wd, kw, sw)[0]) if padding == "SAME"
-                 else (0, 0))
-    full = np.zeros((n, max((y.shape[1] - 1) * sh + kh, h + top),
-                     max((y.shape[2] - 1) * sw + kw, wd + left), c))
-    for i in range(y.shape[1]):
-        for j in range(y.shape[2]):
-            full[:, i * sh:i * sh + kh, j * sw:j * sw + kw] += np.einsum(
-                "nd,hwcd->nhwc", y[:, i, j], w)
-    return full[:, top:top + h, left:left + wd]
+def np_conv_transpose(y, w, out_shape, strides, padding):
+    """The transpose of np_conv (TF's definition: the gradient of the convolution w.r.t.
+    its input of `out_shape`); `w` is [*k, out channels, y's channels]."""
+    spatial = y.ndim - 2
+    k, sizes, y_sizes = w.shape[:spatial], out_shape[1:-1], y.shape[1:-1]
+    starts = [_tf_pads(n, kd, s)[0] if padding == "SAME" else 0
+              for n, kd, s in zip(sizes, k, strides)]
+    full = np.zeros((y.shape[0],) + tuple(
+        max((m - 1) * s + kd, n + start)
+        for m, s, kd, n, start in zip(y_sizes, strides, k, sizes, starts)) + (out_shape[-1],))
+    for offset in itertools.product(*map(range, k)):
+        full[(slice(None),) + _strided(offset, strides, y_sizes)] += y @ w[offset].T
+    return full[(slice(None),) + tuple(slice(a, a + n) for a, n in zip(starts, sizes))]
 
 
 def _dilate(w, rate):
@@ -964,20 +980,20 @@ def np_depthwise(x, w, stride, padding):
 CONV_TOLERANCE = {F32: (1e-4, 1e-5)}
 RECORDS += [
     OpRecord("nn.conv2d", (uniform((2, 5, 6, 2)), uniform((3, 3, 2, 3), unknown_batch=False)),
-             lambda x, w: np_conv2d(x, w, (2, 2), "SAME"),
+             lambda x, w: np_conv(x, w, (2, 2), "SAME"),
              kwargs={"strides": [1, 2, 2, 1], "padding": "SAME"}, grad_args=(0, 1),
              tolerance=CONV_TOLERANCE, api="v1", name="nn.conv2d(v1)"),
     *with_v1(OpRecord("nn.conv1d", (uniform((2, 7, 2)), uniform((3, 2, 3), unknown_batch=False)),
-                      lambda x, w: np_conv2d(x[:, None], w[None], (1, 2), "SAME")[:, 0],
+                      lambda x, w: np_conv(x, w, (2,), "SAME"),
                       kwargs={"stride": 2, "padding": "SAME"}, grad_args=(0, 1),
                       tolerance=CONV_TOLERANCE)),
     *with_v1(OpRecord("nn.convolution", (uniform((2, 5, 6, 2)),
                                          uniform((3, 3, 2, 3), unknown_batch=False)),
-                      lambda x, w: np_conv2d(x, w, (1, 1), "VALID"),
+                      lambda x, w: np_conv(x, w, (1, 1), "VALID"),
                       kwargs={"padding": "VALID"}, grad_args=(0, 1), tolerance=CONV_TOLERANCE)),
     OpRecord("nn.atrous_conv2d", (uniform((1, 6, 6, 2)), uniform((2, 2, 2, 2),
                                                                  unknown_batch=False)),
-             lambda x, w: np_conv2d(x, _dilate(w, 2), (1, 1), "SAME"),
+             lambda x, w: np_conv(x, _dilate(w, 2), (1, 1), "SAME"),
              kwargs={"rate": 2, "padding": "SAME"}, grad_args=(0, 1), tolerance=CONV_TOLERANCE),
     *with_v1(OpRecord("nn.depthwise_conv2d", (uniform((2, 5, 4, 3)),
                                               uniform((3, 3, 3, 2), unknown_batch=False)),
@@ -997,18 +1013,17 @@ RECORDS += [
                       grad_args=(0, 1, 2), tolerance=CONV_TOLERANCE)),
     OpRecord("nn.conv2d_transpose", (uniform((2, 3, 3, 3), unknown_batch=False),
                                      uniform((3, 3, 2, 3), unknown_batch=False)),
-             lambda y, w: np_conv2d_transpose(y, w, (2, 5, 6, 2), (2, 2), "SAME"),
+             lambda y, w: np_conv_transpose(y, w, (2, 5, 6, 2), (2, 2), "SAME"),
              kwargs={"output_shape": [2, 5, 6, 2], "strides": 2, "padding": "SAME"},
              grad_args=(0, 1), tolerance=CONV_TOLERANCE),
     OpRecord("nn.conv2d_transpose", (uniform((2, 3, 2, 3), unknown_batch=False),
                                      uniform((3, 3, 2, 3), unknown_batch=False)),
-             lambda y, w: np_conv2d_transpose(y, w, (2, 7, 8, 2), (2, 3), "VALID"),
+             lambda y, w: np_conv_transpose(y, w, (2, 7, 8, 2), (2, 3), "VALID"),
              call=lambda op, y, w, **kw: op(y, w, [2, 7, 8, 2], [1, 2, 3, 1], "VALID"),
              grad_args=(0, 1), tolerance=CONV_TOLERANCE, api="v1", name="nn.conv2d_transpose(v1)"),
     OpRecord("nn.conv1d_transpose", (uniform((2, 4, 3), unknown_batch=False),
                                      uniform((3, 2, 3), unknown_batch=False)),
-             lambda y, w: np_conv2d_transpose(y[:, None], w[None], (2, 1, 7, 2), (1, 2),
-                                              "SAME")[:, 0],
+             lambda y, w: np_conv_transpose(y, w, (2, 7, 2), (2,), "SAME"),
              kwargs={"output_shape": [2, 7, 2], "strides": 2, "padding": "SAME"},
              grad_args=(0, 1), tolerance=CONV_TOLERANCE),
     OpRecord("nn.max_pool", (uniform((1, 6, 5, 2)),),
@@ -1020,10 +1035,10 @@ RECORDS += [
              kwargs={"ksize": [1, 2, 2, 1], "strides": [1, 2, 1, 1], "padding": "SAME"},
              api="v1", name="nn.avg_pool(v1)"),
     OpRecord("nn.max_pool1d", (uniform((2, 7, 3)),),
-             lambda x: np_pool(x[:, None], (1, 3), (1, 2), "SAME", "MAX")[:, 0],
+             lambda x: np_pool(x, (3,), (2,), "SAME", "MAX"),
              kwargs={"ksize": 3, "strides": 2, "padding": "SAME"}),
     OpRecord("nn.avg_pool1d", (uniform((2, 7, 3)),),
-             lambda x: np_pool(x[:, None], (1, 3), (1, 2), "SAME", "AVG")[:, 0],
+             lambda x: np_pool(x, (3,), (2,), "SAME", "AVG"),
              kwargs={"ksize": 3, "strides": 2, "padding": "SAME"}),
     *with_v1(OpRecord("nn.pool", (uniform((2, 5, 6, 2)),),
                       lambda x: np_pool(x, (2, 3), (1, 1), "SAME", "AVG"),
@@ -1300,6 +1315,30 @@ RECORDS += [
              xfail={"graph": "SparseTensor(indices, placeholder [None], dense_shape) raises "
                              "TypeError ('%d format: ... UnknownDimension') in "
                              "SparseTensor.__init__; TF accepts values of unknown length"}),
+]
+
+RECORDS += [
+    *with_v1(OpRecord("nn.conv3d", (uniform((1, 4, 3, 5, 2)),
+                                    uniform((2, 2, 3, 2, 3), unknown_batch=False)),
+                      lambda x, w: np_conv(x, w, (2, 1, 2), "SAME"),
+                      kwargs={"strides": [1, 2, 1, 2, 1], "padding": "SAME"}, grad_args=(0, 1),
+                      tolerance=CONV_TOLERANCE)),
+    OpRecord("nn.max_pool3d", (uniform((2, 4, 3, 5, 2)),),
+             lambda x: np_pool(x, (2, 2, 3), (2, 1, 2), "SAME", "MAX"),
+             kwargs={"ksize": [2, 2, 3], "strides": [2, 1, 2], "padding": "SAME"}),
+    OpRecord("nn.avg_pool3d", (uniform((2, 4, 3, 5, 2)),),
+             lambda x: np_pool(x, (2, 2, 3), (2, 1, 2), "VALID", "AVG"),
+             kwargs={"ksize": [2, 2, 3], "strides": [2, 1, 2], "padding": "VALID"}),
+    *with_v1(OpRecord("nn.conv3d_transpose", (uniform((1, 2, 3, 3, 3), unknown_batch=False),
+                                              uniform((2, 2, 3, 2, 3), unknown_batch=False)),
+                      lambda y, w: np_conv_transpose(y, w, (1, 4, 3, 5, 2), (2, 1, 2), "SAME"),
+                      call=lambda op, y, w: op(y, w, [1, 4, 3, 5, 2], [1, 2, 1, 2, 1], "SAME"),
+                      grad_args=(0, 1), tolerance=CONV_TOLERANCE)),
+    OpRecord("nn.conv_transpose", (uniform((2, 3, 3, 3), unknown_batch=False),
+                                   uniform((3, 3, 2, 3), unknown_batch=False)),
+             lambda y, w: np_conv_transpose(y, w, (2, 5, 6, 2), (2, 2), "SAME"),
+             kwargs={"output_shape": [2, 5, 6, 2], "strides": 2, "padding": "SAME"},
+             grad_args=(0, 1), tolerance=CONV_TOLERANCE),
 ]
 
 _names = [record.id for record in RECORDS]
