@@ -164,3 +164,20 @@ def test_deserialize_keras_object_keeps_keras_signature():
         keras.utils.deserialize_keras_object("relu")      # no namespace: no registry
     with pytest.raises(ValueError, match="Could not interpret object identifier: 3"):
         keras.utils.deserialize_keras_object(3)
+
+
+def test_classes_follow_tf2_behaviour_not_api_names():
+    """Keras 2 picks v1 or v2 classes by tf2.enabled(): a TF2 script that called
+    disable_v2_behavior() deserializes "LSTM" to the v1 layer, as in TF."""
+    names, behaviour = _api.api_version(), _api.flavor()
+    try:
+        _api.set_flavor("v2")
+        _api.set_behavior("v1")
+        layer = tf.keras.layers.deserialize({"class_name": "LSTM", "config": {"units": 2}})
+        assert type(layer) is tf.compat.v1.keras.layers.LSTM
+        _api.set_behavior("v2")
+        layer = tf.keras.layers.deserialize({"class_name": "LSTM", "config": {"units": 2}})
+        assert type(layer) is tf.compat.v2.keras.layers.LSTM
+    finally:
+        _api.set_flavor(names)
+        _api.set_behavior(behaviour)

@@ -271,9 +271,12 @@ def _winner(path, flavor):
 
 
 def lookup(path):
-    """The object `tf.<path>` shows the running script (its API version's), None when nothing
-    is registered there: how Keras finds a class by the name a config holds."""
-    return _winner(path, _FLAVOR)
+    """The object registered at `tf.<path>` for the running behaviour (TF's `tf2.enabled()`,
+    `flavor()`): TF 2 behaviour gets the v2 object where the versions differ, TF 1 behaviour
+    the v1 one; None when nothing is registered there. How Keras finds a class by the name a
+    config holds: Keras 2 picks its v1 or v2 classes by `tf2.enabled()`, so a TF2 script that
+    called `disable_v2_behavior()` deserializes "LSTM" to the v1 layer, as in TF."""
+    return _winner(path, _BEHAVIOR)
 
 
 def _flavored(flavor):

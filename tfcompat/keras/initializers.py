@@ -1,8 +1,8 @@
 """`tf.keras.initializers` lookups: `serialize`, `deserialize` and `get` by Keras name.
 
 The initializer classes are TF's (`ops/init_ops.py`); a name is found at
-`tf.keras.initializers.<name>` as the running script's API shows it, so TF1 Keras resolves
-names to the `tf.compat.v1` classes and TF2 Keras to the v2 ones, as in TF 2.15.
+`tf.keras.initializers.<name>` for the running behaviour (`_api.lookup`), so TF1 behaviour
+resolves names to the `tf.compat.v1` classes and TF2 behaviour to the v2 ones, as in TF 2.15.
 """
 import inspect
 
