@@ -1214,6 +1214,14 @@ def _rgb(hsv):
     return np.array([colorsys.hsv_to_rgb(*p) for p in flat]).reshape(hsv.shape)
 
 
+def _in_hsv(change):
+    """The image with `change(h, s, v)` applied in HSV, as adjust_hue/saturation do."""
+    def reference(rgb):
+        hsv = _hsv(rgb)
+        return _rgb(np.stack(change(*np.moveaxis(hsv, -1, 0)), -1))
+    return reference
+
+
 TF1_RESIZE_XFAIL = {"eager": "TF1's resize_bilinear / resize_nearest_neighbor / resize_images "
                              "default to half_pixel_centers=False (source = out * in / out); "
                              "tfcompat ignores the flag and always uses half-pixel centers"}
@@ -1268,6 +1276,16 @@ RECORDS += [
           tolerance={F64: (1e-6, 1e-7)}),
     image("grayscale_to_rgb", lambda v: np.repeat(v, 3, -1), (uniform((2, 3, 4, 1), 0, 1),)),
     image("rgb_to_hsv", _hsv, grad_args=()),
+    image("adjust_saturation", _in_hsv(lambda h, s, v: (h, np.clip(s * 1.5, 0, 1), v)),
+          kwargs={"saturation_factor": 1.5}, grad_args=()),
+    image("adjust_hue", _in_hsv(lambda h, s, v: ((h + 0.3) % 1, s, v)), kwargs={"delta": 0.3},
+          grad_args=()),
+    image("resize_with_crop_or_pad", lambda v: np.pad(v[:, :, 1:3], [(0, 0), (1, 1), (0, 0),
+                                                                      (0, 0)]),
+          kwargs={"target_height": 5, "target_width": 2},
+          xfail={"graph": "static shape of resize_with_crop_or_pad(placeholder [None, 3, 4, "
+                          "3]) is [3, 5, 2, 3]: the stand-in batch size leaks in (TF: [None, "
+                          "5, 2, 3])"}),
     image("hsv_to_rgb", _rgb, (uniform((2, 3, 4, 3), 0.05, 0.95),), grad_args=()),
     image("convert_image_dtype", lambda v: v / 255, (integers((2, 3, 4, 3), 0, 256, np.uint8),),
           kwargs={"dtype": CASE_DTYPE}, grad_args=()),
@@ -1280,8 +1298,9 @@ RECORDS += [
           lambda v: v[:, np.minimum(np.floor(np.arange(6) * 3 / 6), 2).astype(int)]
           [:, :, np.minimum(np.floor(np.arange(2) * 4 / 2), 3).astype(int)],
           kwargs={"size": [6, 2]}, api="v1", xfail=TF1_RESIZE_XFAIL),
-    OpRecord("nn.max_pool_with_argmax", (uniform((2, 4, 6, 3)),), _max_pool_with_argmax,
-             kwargs={"ksize": 2, "strides": 2, "padding": "VALID"}, out_dtype=(None, I64)),
+    *with_v1(OpRecord("nn.max_pool_with_argmax", (uniform((2, 4, 6, 3)),),
+                      _max_pool_with_argmax, kwargs={"ksize": 2, "strides": 2, "padding": "VALID"},
+                      out_dtype=(None, I64))),
 ]
 
 # ---------------------------------------------------------------- sparse ops
@@ -1341,6 +1360,35 @@ RECORDS += [
              grad_args=(0, 1), tolerance=CONV_TOLERANCE),
 ]
 
+def _scatter_rows(values, indices, rows):
+    """The dense tensor of IndexedSlices: rows of `values` summed at `indices`."""
+    dense = np.zeros((rows,) + values.shape[1:])
+    np.add.at(dense, indices, values)
+    return dense
+
+
+RECORDS += [
+    OpRecord("sparse.from_dense", (fixed(np.array([[0, 2, 0], [3, 0, 4]])),),
+             lambda v: (np.argwhere(v), v[v != 0], np.array(v.shape)), NUMERIC,
+             out_dtype=(I64, None, I64), grad_args=()),
+    OpRecord("sparse.reorder", (uniform((3,), unknown_batch=False),),
+             lambda v: (np.array(SPARSE_INDICES), v[[1, 0, 2]], np.array(SPARSE_SHAPE)), NUMERIC,
+             call=lambda op, values: op(tf.sparse.SparseTensor(
+                 [[2, 0], [0, 1], [2, 1]], values, SPARSE_SHAPE)),
+             out_dtype=(I64, None, I64), grad_args=()),
+    OpRecord("convert_to_tensor", (uniform((2, 3)), fixed(np.array([3, 1]), I32)),
+             lambda v, i: _scatter_rows(v, i, 4),
+             call=lambda op, v, i: op(tf.IndexedSlices(v, i, [4, 3])),
+             name="convert_to_tensor(IndexedSlices)"),
+    OpRecord("nn.embedding_lookup_sparse", (uniform((5, 3), unknown_batch=False),),
+             lambda params: np.stack([params[[1, 4]].mean(0), params[[0]].mean(0)]),
+             call=lambda op, params: op(params, tf.sparse.SparseTensor(
+                 [[0, 0], [0, 1], [1, 0]], tf.constant([1, 4, 0], tf.int64), [2, 2]), None,
+                 combiner="mean")),
+    OpRecord("bitwise.invert", (fixed(np.array([12, 10, -3])),), np.invert, (I32,),
+             call=lambda op, x: ~x, grad_args=(), name="Tensor.__invert__"),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 
@@ -1351,6 +1399,10 @@ def lookup(record):
     for part in record.path.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+# the code of the functions `@op` returns: the plain wrapper and the fast_binary one
+OP_WRAPPER_CODES = frozenset((tf.math.sin.__code__, tf.math.add.__code__))
 
 
 def all_ops():
@@ -1367,8 +1419,9 @@ def all_ops():
     for module_name, module in list(sys.modules.items()):
         if module_name.startswith("tfcompat") and module is not None:
             for attribute, obj in list(vars(module).items()):
-                impl = inspect.isfunction(obj) and getattr(obj, "_tfcompat_impl", None)
-                if impl and obj.__module__ == module_name:
+                if (inspect.isfunction(obj) and obj.__code__ in OP_WRAPPER_CODES
+                        and obj.__module__ == module_name):
+                    impl = obj._tfcompat_impl
                     found[impl] = "%s.%s" % (module_name, attribute)
     return found
 
@@ -1377,11 +1430,10 @@ def ops_run_by_records():
     """The `@op` implementations run while each record runs eagerly once, read from the op
     wrappers' frames when they return: the plain wrapper's closure cell `fn`, the
     fast_binary wrapper's `general` (the plain wrapper, `functools.wraps(fn)`)."""
-    wrapper_codes = {tf.math.sin.__code__, tf.math.add.__code__}
     entered = set()
 
     def profile(frame, event, _):
-        if event == "return" and frame.f_code in wrapper_codes:
+        if event == "return" and frame.f_code in OP_WRAPPER_CODES:
             local = frame.f_locals
             entered.add(local["fn"] if "fn" in local else local["general"].__wrapped__)
 
