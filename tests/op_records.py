@@ -147,6 +147,14 @@ class OpRecord:
         return [np.asarray(r).astype(dtype if d is None else d)
                 for r, d in zip(results, out)]
 
+    def run(self, tensors, dtype):
+        """The op's result on `tensors` (eager tensors or placeholders) in a `dtype` case."""
+        kwargs = {k: (tf.as_dtype(dtype) if v is CASE_DTYPE else v)
+                  for k, v in self.kwargs.items()}
+        if self.call is not None:
+            return self.call(lookup(self), *tensors, **kwargs)
+        return lookup(self)(*tensors, **kwargs)
+
     def tolerance_for(self, dtype):
         dtype = np.dtype(dtype)
         return self.tolerance.get(dtype.type, TOLERANCE.get(dtype, (0, 0)))
@@ -1440,12 +1448,9 @@ def ops_run_by_records():
     for record in RECORDS:
         dtype = record.dtypes[0]
         tensors = [tf.constant(a) for a in record.arrays(dtype)]
-        kwargs = {k: (tf.as_dtype(dtype) if v is CASE_DTYPE else v)
-                  for k, v in record.kwargs.items()}
         sys.setprofile(profile)
         try:
-            (record.call or (lambda op, *ts, **kw: op(*ts, **kw)))(lookup(record), *tensors,
-                                                                   **kwargs)
+            record.run(tensors, dtype)
         finally:
             sys.setprofile(None)
     return entered

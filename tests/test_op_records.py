@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tfcompat as tf
-from op_records import CASE_DTYPE, F64, RECORDS, lookup
+from op_records import F64, RECORDS
 
 FINITE_DIFFERENCE_STEP = 1e-6
 
@@ -23,12 +23,7 @@ def _flat(result):
 
 
 def _run(record, tensors, dtype):
-    op = lookup(record)
-    kwargs = {k: (tf.as_dtype(dtype) if v is CASE_DTYPE else v)
-              for k, v in record.kwargs.items()}
-    if record.call is not None:
-        return _flat(record.call(op, *tensors, **kwargs))
-    return _flat(op(*tensors, **kwargs))
+    return _flat(record.run(tensors, dtype))
 
 
 def _assert_close(actual, expected, tolerance, what):
