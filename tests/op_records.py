@@ -1231,11 +1231,6 @@ def _in_hsv(change):
     return reference
 
 
-TF1_RESIZE_XFAIL = {"eager": "TF1's resize_bilinear / resize_nearest_neighbor / resize_images "
-                             "default to half_pixel_centers=False (source = out * in / out); "
-                             "tfcompat ignores the flag and always uses half-pixel centers"}
-
-
 def image(path, reference, args=(IMAGES,), **options):
     return OpRecord("image." + path, args, reference, **options)
 
@@ -1300,13 +1295,13 @@ RECORDS += [
           kwargs={"dtype": CASE_DTYPE}, grad_args=()),
     image("resize", lambda v: np_resize_bilinear(v, (5, 3)), kwargs={"size": [5, 3]}),
     image("resize_bilinear", lambda v: np_resize_bilinear(v, (5, 3), half_pixel=False),
-          kwargs={"size": [5, 3]}, api="v1", xfail=TF1_RESIZE_XFAIL),
+          kwargs={"size": [5, 3]}, api="v1"),
     image("resize", lambda v: np_resize_bilinear(v, (5, 3), half_pixel=False),
-          kwargs={"size": [5, 3]}, api="v1", name="image.resize(v1)", xfail=TF1_RESIZE_XFAIL),
+          kwargs={"size": [5, 3]}, api="v1", name="image.resize(v1)"),
     image("resize_nearest_neighbor",
           lambda v: v[:, np.minimum(np.floor(np.arange(6) * 3 / 6), 2).astype(int)]
           [:, :, np.minimum(np.floor(np.arange(2) * 4 / 2), 3).astype(int)],
-          kwargs={"size": [6, 2]}, api="v1", xfail=TF1_RESIZE_XFAIL),
+          kwargs={"size": [6, 2]}, api="v1"),
     *with_v1(OpRecord("nn.max_pool_with_argmax", (uniform((2, 4, 6, 3)),),
                       _max_pool_with_argmax, kwargs={"ksize": 2, "strides": 2, "padding": "VALID"},
                       out_dtype=(None, I64))),

@@ -41,8 +41,12 @@ def test_flips_crops_pads():
 def test_resize_methods():
     x = np.array([[[0.0], [2.0]], [[4.0], [6.0]]], np.float32)
     up = tf.image.resize_images(x, [4, 4]).numpy()[..., 0]
-    assert up.shape == (4, 4) and up[0, 0] == 0.0 and up[3, 3] == 6.0
-    assert np.allclose(up[0, :2], [0.0, 0.5])  # half-pixel centers
+    # TF1's legacy sampling (no half-pixel centers): output j reads input j * 2 / 4, as real
+    # TF 1.15 / tf.compat.v1 computes it
+    assert up.tolist() == [[0.0, 1.0, 2.0, 2.0], [2.0, 3.0, 4.0, 4.0], [4.0, 5.0, 6.0, 6.0],
+                           [4.0, 5.0, 6.0, 6.0]]
+    half = tf.compat.v1.image.resize_bilinear(x[None], [4, 4], half_pixel_centers=True)
+    assert np.allclose(half.numpy()[0, 0, :2, 0], [0.0, 0.5])
     near = tf.image.resize_images(IMG, [8, 12], tf.image.ResizeMethod.NEAREST_NEIGHBOR)
     assert near.dtype == tf.uint8 and np.array_equal(near.numpy()[::2, ::2], IMG)
     area = tf.image.resize_images(x, [1, 1], method=3).numpy()

@@ -2,7 +2,10 @@
 
 Images are HWC or NHWC, as in TF. Resizing uses torch's interpolation: bilinear / bicubic /
 area / nearest match TF2's `tf.image.resize` (half-pixel centers; `antialias` supported for
-bilinear/bicubic); TF1's `resize_images(align_corners=True)` uses torch's align_corners.
+bilinear/bicubic). TF1's bilinear and nearest-neighbor resizes without half-pixel centers
+(`resize_images`, `resize_bilinear`, `resize_nearest_neighbor` by default; `align_corners`)
+sample where TF's legacy kernels do (`in = out * scale`), through one interpolation matrix
+per axis; TF1 bicubic and area use torch's kernels.
 Decoding/encoding uses torchvision.io (JPEG, PNG, GIF); decoded pixels may differ from TF's
 libjpeg by rounding. Random ops draw from tfcompat's seeded generators (numbers differ from
 TF's).
@@ -60,7 +63,37 @@ def _size(size):
     return s
 
 
-def _resize(images, size, method, antialias, align_corners, preserve_aspect_ratio):
+def _legacy_resize_matrix(in_size, out_size, method, align_corners, dtype, device):
+    """(out_size, in_size) matrix of TF's legacy (no half-pixel centers) bilinear or
+    nearest-neighbor kernel: output i samples input `i * scale`, scale = in/out, or
+    (in-1)/(out-1) with align_corners; bilinear mixes floor and ceil of it (clamped), nearest
+    takes its floor (rounded half up with align_corners)."""
+    scale = (in_size - 1) / (out_size - 1) if align_corners and out_size > 1 \
+        else in_size / out_size
+    source = torch.arange(out_size, dtype=torch.float64) * scale
+    rows = torch.arange(out_size)
+    matrix = torch.zeros(out_size, in_size, dtype=torch.float64)
+    if method == "nearest":
+        index = torch.floor(source + 0.5) if align_corners else torch.floor(source)
+        matrix[rows, index.clamp(max=in_size - 1).long()] = 1.0
+    else:
+        low = torch.floor(source)
+        lerp = source - low
+        matrix.index_put_((rows, low.clamp(0, in_size - 1).long()), 1.0 - lerp, accumulate=True)
+        matrix.index_put_((rows, torch.ceil(source).clamp(0, in_size - 1).long()), lerp,
+                          accumulate=True)
+    return matrix.to(dtype=dtype, device=device)
+
+
+def _legacy_resize(x, height, width, method, align_corners):
+    """NCHW `x` resized with TF1's legacy sampling (see `_legacy_resize_matrix`)."""
+    rows = _legacy_resize_matrix(x.shape[2], height, method, align_corners, x.dtype, x.device)
+    cols = _legacy_resize_matrix(x.shape[3], width, method, align_corners, x.dtype, x.device)
+    return rows @ x @ cols.T
+
+
+def _resize(images, size, method, antialias, align_corners, preserve_aspect_ratio,
+            half_pixel_centers=True):
     x, batched, dtype = _nchw(images)
     height, width = _size(size)
     if preserve_aspect_ratio:
@@ -68,9 +101,11 @@ def _resize(images, size, method, antialias, align_corners, preserve_aspect_rati
         height, width = int(round(x.shape[2] * scale)), int(round(x.shape[3] * scale))
     method = _V1_METHODS.get(method, method)
     xf = x.float() if not x.is_floating_point() else x
-    if method == "nearest":
-        out = F.interpolate(xf, size=(height, width), mode="nearest-exact"
-                            if not align_corners else "nearest")
+    if method in ("bilinear", "nearest") and (align_corners or not half_pixel_centers):
+        out = _legacy_resize(xf if method == "bilinear" else x.double(), height, width,
+                             method, align_corners)
+    elif method == "nearest":
+        out = F.interpolate(xf, size=(height, width), mode="nearest-exact")
     elif method == "area":
         out = F.interpolate(xf, size=(height, width), mode="area")
     elif method in ("bilinear", "bicubic"):
@@ -96,19 +131,21 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
 @op(v1=["image.resize", "image.resize_images"], graph_name="ResizeBilinear")
 def resize_images(images, size, method=0, align_corners=False, preserve_aspect_ratio=False,
                   name=None):
-    """TF1 `tf.image.resize_images` (method 0..3 or a ResizeMethod name)."""
-    return _resize(images, size, method, False, align_corners, preserve_aspect_ratio)
+    """TF1 `tf.image.resize_images` (method 0..3 or a ResizeMethod name): TF1's legacy
+    sampling, without half-pixel centers."""
+    return _resize(images, size, method, False, align_corners, preserve_aspect_ratio,
+                   half_pixel_centers=False)
 
 
 @op(v1=["image.resize_bilinear"], graph_name="ResizeBilinear")
 def resize_bilinear(images, size, align_corners=False, name=None, half_pixel_centers=False):
-    return _resize(images, size, "bilinear", False, align_corners, False)
+    return _resize(images, size, "bilinear", False, align_corners, False, half_pixel_centers)
 
 
 @op(v1=["image.resize_nearest_neighbor"], graph_name="ResizeNearestNeighbor")
 def resize_nearest_neighbor(images, size, align_corners=False, name=None,
                             half_pixel_centers=False):
-    return _resize(images, size, "nearest", False, align_corners, False)
+    return _resize(images, size, "nearest", False, align_corners, False, half_pixel_centers)
 
 
 @op(v1=["image.resize_bicubic"], graph_name="ResizeBicubic")
