@@ -726,11 +726,7 @@ RECORDS += [
     OpRecord("nn.sigmoid_cross_entropy_with_logits",
              (uniform((2, 5), 0.0, 1.0), fixed(np.array([[-100.0, -2.0, 0.0, 3.0, 100.0],
                                                           [0.5, -0.5, 1.5, -1.5, 4.0]]))),
-             _np_sigmoid_xent, call=keywords("labels", "logits"), grad_args=(0, 1),
-             xfail={"gradient": "d/dlogits at logits == 0 is -labels here (torch's relu and abs "
-                                "have derivative 0 at 0); TF's where-based formula "
-                                "(nn_impl.sigmoid_cross_entropy_with_logits) gives "
-                                "sigmoid(0) - labels = 0.5 - labels"}),
+             _np_sigmoid_xent, call=keywords("labels", "logits"), grad_args=(0, 1)),
     OpRecord("nn.weighted_cross_entropy_with_logits", (uniform((2, 5), 0.0, 1.0),
                                                        uniform((2, 5), -4, 4)),
              lambda z, x: (1 - z) * x + (1 + 2 * z) * (np.log1p(np.exp(-np.abs(x)))
@@ -1328,9 +1324,7 @@ RECORDS += [
                                             uniform((2, 4), unknown_batch=False)),
              lambda v, b: _dense(v) @ b, call=with_sparse, grad_args=(0, 1)),
     OpRecord("sparse.reduce_sum", (uniform((3,), unknown_batch=False),),
-             lambda v: _dense(v).sum(1), NUMERIC, kwargs={"axis": 1}, call=with_sparse,
-             xfail={"eager-int32": "sparse.reduce_sum of int32 values gives int64 (TF keeps "
-                                   "the values' dtype)"}),
+             lambda v: _dense(v).sum(1), NUMERIC, kwargs={"axis": 1}, call=with_sparse),
     OpRecord("sparse.to_dense", (uniform((3,), unknown_batch=False),), _dense, NUMERIC,
              call=with_sparse),
     OpRecord("sparse.to_dense", (uniform((3,)),), _dense, call=with_sparse, grad_args=(),

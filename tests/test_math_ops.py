@@ -614,3 +614,17 @@ def test_eager_fast_path_errors_are_tf_errors():
     with pytest.raises(errors.InvalidArgumentError, match="does not support dtype bool"):
         tf.multiply(tf.constant([True]), tf.constant([True]))
     assert tf.add(tf.constant(["a"]), tf.constant(["b"])).numpy()[0] == b"ab"
+
+
+def test_maximum_and_minimum_send_the_gradient_at_ties_to_x_as_tf():
+    """TF's _MaximumGrad / _MinimumGrad: x gets the gradient where x >= y (x <= y)."""
+    x = tf.Variable([0.0, 1.0, 2.0])
+    y = tf.Variable([0.0, 0.5, 3.0])
+    with tf.GradientTape(persistent=True) as tape:
+        high, low = tf.maximum(x, y), tf.minimum(x, y)
+    assert tape.gradient(high, x).numpy().tolist() == [1.0, 1.0, 0.0]
+    assert tape.gradient(high, y).numpy().tolist() == [0.0, 0.0, 1.0]
+    assert tape.gradient(low, x).numpy().tolist() == [1.0, 0.0, 1.0]
+    assert tape.gradient(low, y).numpy().tolist() == [0.0, 1.0, 0.0]
+    both_nan = tf.maximum(tf.constant([np.nan, 1.0]), tf.constant([1.0, np.nan]))
+    assert np.isnan(both_nan.numpy()).all()
