@@ -221,10 +221,25 @@ def _pow(tx, ty):
 
 pow = _binary_op(_pow, "Pow", _is_numeric, "math.pow", "pow",  # noqa: A001 - TF's name
                  doc="Integer bases with negative integer exponents raise like TF.")
-maximum = _binary_op(torch.maximum, "Maximum", _is_numeric, "math.maximum", "maximum",
-                     tensors_only=True, doc="NaN propagates.")
-minimum = _binary_op(torch.minimum, "Minimum", _is_numeric, "math.minimum", "minimum",
-                     tensors_only=True, doc="NaN propagates.")
+def _with_tf_tie_gradient(torch_fn, x_wins):
+    """`torch_fn` (maximum / minimum) whose gradient at ties goes to x, as TF's _MaximumGrad /
+    _MinimumGrad send it (where `x_wins(x, y)`), where torch splits it between x and y."""
+    def select(x, y):
+        result = torch_fn(x, y)
+        if torch.is_grad_enabled() and (x.requires_grad or y.requires_grad):
+            chosen = torch.where(x_wins(x, y), x, y)
+            return chosen + (result - chosen).detach()     # NaN still propagates
+        return result
+    select.__name__ = torch_fn.__name__
+    return select
+
+
+maximum = _binary_op(_with_tf_tie_gradient(torch.maximum, torch.ge), "Maximum", _is_numeric,
+                     "math.maximum", "maximum", tensors_only=True,
+                     doc="NaN propagates; at ties the gradient goes to x, as in TF.")
+minimum = _binary_op(_with_tf_tie_gradient(torch.minimum, torch.le), "Minimum", _is_numeric,
+                     "math.minimum", "minimum", tensors_only=True,
+                     doc="NaN propagates; at ties the gradient goes to x, as in TF.")
 atan2 = _binary_op(torch.atan2, "Atan2", _is_real_float, "math.atan2", "atan2",
                    tensors_only=True, doc="Arguments are (y, x) like TF.")
 truncatemod = _binary_op(torch.fmod, "TruncateMod", _is_numeric, "truncatemod",

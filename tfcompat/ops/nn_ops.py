@@ -486,8 +486,11 @@ def _sigmoid_xent(labels, logits):
     if tuple(x.shape) != tuple(z.shape):
         raise ValueError("logits and labels must have the same shape (%s vs %s)"
                          % (tuple(x.shape), tuple(z.shape)))
-    # TF's stable form: max(x, 0) - x * z + log(1 + exp(-|x|))
-    return torch.relu(x) - x * z + torch.log1p(torch.exp(-torch.abs(x)))
+    # TF's stable form: max(x, 0) - x * z + log(1 + exp(-|x|)), written with TF's selects so
+    # that the gradient at x == 0 is TF's sigmoid(0) - z (torch's relu and abs give 0 there)
+    positive = x >= 0
+    return torch.where(positive, x, torch.zeros_like(x)) - x * z + \
+        torch.log1p(torch.exp(torch.where(positive, -x, x)))
 
 
 @op(v1=["nn.sigmoid_cross_entropy_with_logits"])

@@ -219,7 +219,7 @@ def _sparse_reduce_sum(indices, values, dense_shape, axis, keepdims):
                                             accumulate=True)
     dims = list(range(len(shape))) if axis is None else sorted(
         {_axis(a, len(shape), "SparseReduceSum") for a in _as_ints(axis)})
-    return dense.sum(dim=dims, keepdim=bool(keepdims)) if dims else dense
+    return dense.sum(dim=dims, keepdim=bool(keepdims), dtype=vals.dtype) if dims else dense
 
 
 @tf_export(v2=["sparse.reduce_sum"])
