@@ -106,3 +106,24 @@ def kernel_message(message):
     """An op's error message without the eager-only ` [Op:Name]` suffix, as TF's graph
     kernels and shape functions word it."""
     return _EAGER_OP_SUFFIX.sub("", message)
+
+
+# ---------------------------------------------------------------- naming the op being run
+
+RUNNING_OP = "{op}"
+
+
+def name_running_op(error, op_type):
+    """Put `op_type` where `error`'s message says `RUNNING_OP`.
+
+    Check helpers (`binary_operands`, `_axis`, ...) word their errors for "the op being run"
+    without knowing which op that is; the `@op` wrapper (eager) and graph nodes (building
+    and running a graph) call this on what an op raises, so the message names its TF op
+    type ("cannot compute AddV2 as input #1 ..."). An error already naming its op, or
+    raised by an op run inside another op, keeps its message.
+    """
+    args = error.args
+    if args and type(args[0]) is str and RUNNING_OP in args[0]:
+        error.args = (args[0].replace(RUNNING_OP, op_type),) + args[1:]
+        if isinstance(error, OpError):
+            error.message = error.args[0]

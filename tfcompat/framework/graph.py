@@ -193,9 +193,10 @@ class BoundOp(object):
                     else _fill(template, inputs)
         try:
             return self.fn(*args, **kwargs)
-        except errors.OpError as error:
-            if error.op is None:        # TF's OpError.op: the op that failed
-                error.op = self.operation
+        except Exception as error:      # noqa: BLE001 - named and re-raised
+            errors.name_running_op(error, self.op_type)
+            if isinstance(error, errors.OpError) and error.op is None:
+                error.op = self.operation       # TF's OpError.op: the op that failed
             raise
 
     def __repr__(self):

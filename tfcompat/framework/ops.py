@@ -256,12 +256,13 @@ def tensor_dtype(value):
 _PY_SCALARS = (int, float)
 
 
-def binary_operands(x, y, op_name="BinaryOp"):
+def binary_operands(x, y, op_name=errors.RUNNING_OP):
     """Convert two operands the way TF's binary ops do.
 
     A tensor's dtype wins; the other operand is converted to it (Python scalars are passed
     to torch as scalars, which keeps the dtype). Two tensors of different dtypes raise
-    `InvalidArgumentError` (TF never promotes float32+float64 or int32+float32).
+    `InvalidArgumentError` (TF never promotes float32+float64 or int32+float32) naming
+    `op_name`, by default the op being run (`errors.name_running_op`).
     """
     x_type, y_type = type(x), type(y)
     if x_type is EagerTensor and y_type is EagerTensor:     # the common case, inlined
@@ -324,8 +325,9 @@ def _mismatched_dtypes(message, t):
         errors.InvalidArgumentError(message)
 
 
-def same_dtype_tensors(values, op_name, dtype=None):
-    """Convert a list of values (concat, stack, add_n ...) to torch tensors of one dtype."""
+def same_dtype_tensors(values, op_name=errors.RUNNING_OP, dtype=None):
+    """Convert a list of values (concat, stack, add_n ...) to torch tensors of one dtype;
+    a value of another dtype raises an error naming `op_name` (default: the op being run)."""
     if dtype is None:
         for value in values:
             if is_tensor_value(value) or isinstance(value, torch.Tensor):
@@ -408,6 +410,8 @@ def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=Fals
     op's result for them; other operands, and torch's errors, take the op's own path.
     `no_gradient=True` marks an op TF registers no gradient for (not NotDifferentiable ops,
     whose gradient is None): differentiating through it raises TF's LookupError.
+    An error the op raises with `errors.RUNNING_OP` ("{op}") in its message, as the check
+    helpers word theirs, names the op type there (eagerly here, in graphs by the node).
     """
     def decorate(fn):
         op_type = graph_name or "".join(p.capitalize() for p in fn.__name__.split("_"))
@@ -434,6 +438,9 @@ def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=Fals
                     raise
                 with graph.as_default():
                     return _graph().record(fn, op_type, args, kwargs)
+            except Exception as error:      # noqa: BLE001 - named and re-raised
+                errors.name_running_op(error, op_type)
+                raise
             if type(result) is torch.Tensor:
                 return EagerTensor(result)
             return wrap(result)
@@ -446,6 +453,17 @@ def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=Fals
             tf_export(*paths, v1=v1, v2=v2)(wrapper)
         return wrapper
     return decorate
+
+
+def run_impl(op_fn, *args, **kwargs):
+    """Run registered op `op_fn`'s torch function inside another op's body; its errors name
+    `op_fn`'s op type (`tf.linalg.logdet` of a non-square matrix fails in Cholesky, as in
+    TF), where calling `op_fn._tfcompat_impl` directly would name the enclosing op."""
+    try:
+        return op_fn._tfcompat_impl(*args, **kwargs)
+    except Exception as error:      # noqa: BLE001 - named and re-raised
+        errors.name_running_op(error, op_fn._tfcompat_op_type)
+        raise
 
 
 def _with_fast_binary(general, fn, torch_fn, fast_dtypes):

@@ -12,7 +12,7 @@ import torch
 
 from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.errors import format_shape
-from tfcompat.framework.ops import binary_operands, is_tensor_value, op, to_torch
+from tfcompat.framework.ops import binary_operands, is_tensor_value, op, run_impl, to_torch
 from tfcompat.ops.math_ops import _checked, _is_float, _is_non_string, _is_numeric, matmul
 
 Qr = collections.namedtuple("Qr", ["q", "r"])
@@ -20,39 +20,39 @@ LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
                                               ["sign", "log_abs_determinant"])
 
 
-def _matrix(x, op_type, check=_is_float):
-    """A tensor of rank >= 2 whose dtype passes `check`."""
-    t = _checked(to_torch(x), check, op_type)
+def _matrix(x, check=_is_float):
+    """A tensor of rank >= 2 whose dtype passes `check` (errors name the op being run)."""
+    t = _checked(to_torch(x), check)
     if t.ndim < 2:
-        raise errors.InvalidArgumentError("%s: input must have rank >= 2, got shape %s" % (
-            op_type, format_shape(t.shape)))
+        raise errors.InvalidArgumentError("{op}: input must have rank >= 2, got shape %s"
+                                          % format_shape(t.shape))
     return t
 
 
-def _square(x, op_type):
-    t = _matrix(x, op_type)
+def _square(x):
+    t = _matrix(x)
     if t.shape[-1] != t.shape[-2]:
-        raise errors.InvalidArgumentError("%s: input must be a square matrix, got shape %s" % (
-            op_type, format_shape(t.shape)))
+        raise errors.InvalidArgumentError("{op}: input must be a square matrix, got shape %s"
+                                          % format_shape(t.shape))
     return t
 
 
-def _pair(matrix, rhs, op_type):
-    a, b = binary_operands(matrix, rhs, op_type)
-    a = _square(a, op_type)
-    b = _matrix(b, op_type)
+def _pair(matrix, rhs):
+    a, b = binary_operands(matrix, rhs)
+    a = _square(a)
+    b = _matrix(b)
     if a.shape[-1] != b.shape[-2]:
         raise errors.InvalidArgumentError(
-            "%s: matrix of shape %s and rhs of shape %s do not match" % (
-                op_type, format_shape(a.shape), format_shape(b.shape)))
+            "{op}: matrix of shape %s and rhs of shape %s do not match" % (
+                format_shape(a.shape), format_shape(b.shape)))
     return a, b
 
 
-def _factorize(torch_fn, op_type, message, *args, **kwargs):
+def _factorize(torch_fn, message, *args, **kwargs):
     try:
         return torch_fn(*args, **kwargs)
     except torch.linalg.LinAlgError as e:
-        raise errors.InvalidArgumentError("%s [Op:%s] (%s)" % (message, op_type, e)) from None
+        raise errors.InvalidArgumentError("%s [Op:{op}] (%s)" % (message, e)) from None
 
 
 def _static_int(value):
@@ -65,28 +65,28 @@ def _static_int(value):
 @op("linalg.inv", v1=["matrix_inverse"], graph_name="MatrixInverse")
 def inv(input, adjoint=False, name=None):  # noqa: A002 - TF's signature
     """`tf.linalg.inv`: inverse of (batches of) square matrices, or of their adjoint."""
-    t = _square(input, "MatrixInverse")
-    result = _factorize(torch.linalg.inv, "MatrixInverse", "Input is not invertible.", t)
+    t = _square(input)
+    result = _factorize(torch.linalg.inv, "Input is not invertible.", t)
     return result.mH if adjoint else result
 
 
 @op("linalg.det", v1=["matrix_determinant"], graph_name="MatrixDeterminant")
 def det(input, name=None):  # noqa: A002
     """`tf.linalg.det`: determinants of (batches of) square matrices."""
-    return torch.linalg.det(_square(input, "MatrixDeterminant"))
+    return torch.linalg.det(_square(input))
 
 
 @op("linalg.slogdet", graph_name="LogMatrixDeterminant")
 def slogdet(input, name=None):  # noqa: A002
     """`tf.linalg.slogdet`: (sign, log|det|) as TF's namedtuple."""
-    sign, logabs = torch.linalg.slogdet(_square(input, "LogMatrixDeterminant"))
+    sign, logabs = torch.linalg.slogdet(_square(input))
     return LogMatrixDeterminant(sign, logabs)
 
 
 @op("linalg.logdet", graph_name="Logdet")
 def logdet(matrix, name=None):
     """`tf.linalg.logdet`: log det of Hermitian positive definite matrices (via Cholesky)."""
-    chol = cholesky._tfcompat_impl(matrix)
+    chol = run_impl(cholesky, matrix)
     return 2.0 * torch.sum(torch.log(torch.diagonal(chol, dim1=-2, dim2=-1).real), -1)
 
 
@@ -94,8 +94,8 @@ def logdet(matrix, name=None):
 def cholesky(input, name=None):  # noqa: A002
     """`tf.linalg.cholesky`: lower-triangular L with L L^H = input (only the lower triangle
     of the input is read, like TF)."""
-    t = _square(input, "Cholesky")
-    return _factorize(torch.linalg.cholesky, "Cholesky",
+    t = _square(input)
+    return _factorize(torch.linalg.cholesky,
                       "Cholesky decomposition was not successful. The input might not be "
                       "valid.", t)
 
@@ -103,8 +103,8 @@ def cholesky(input, name=None):  # noqa: A002
 @op("linalg.solve", v1=["matrix_solve"], graph_name="MatrixSolve")
 def solve(matrix, rhs, adjoint=False, name=None):
     """`tf.linalg.solve`: X with matrix @ X = rhs (matrix^H @ X = rhs when `adjoint`)."""
-    a, b = _pair(matrix, rhs, "MatrixSolve")
-    return _factorize(torch.linalg.solve, "MatrixSolve", "Input matrix is not invertible.",
+    a, b = _pair(matrix, rhs)
+    return _factorize(torch.linalg.solve, "Input matrix is not invertible.",
                       a.mH if adjoint else a, b)
 
 
@@ -113,7 +113,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """`tf.linalg.triangular_solve`: only the lower (or upper) triangle of `matrix` is read;
     `adjoint` solves with the adjoint of that triangle."""
-    a, b = _pair(matrix, rhs, "MatrixTriangularSolve")
+    a, b = _pair(matrix, rhs)
     if adjoint:
         return torch.linalg.solve_triangular(a.mH, b, upper=lower)
     return torch.linalg.solve_triangular(a, b, upper=not lower)
@@ -124,12 +124,12 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """`tf.linalg.lstsq`: least squares solution. `fast=True` solves the (regularized) normal
     equations by Cholesky like TF; `fast=False` gives the minimum-norm solution (TF's
     complete orthogonal decomposition), which TF supports only without regularization."""
-    a, b = binary_operands(matrix, rhs, "MatrixSolveLs")
-    a = _matrix(a, "MatrixSolveLs")
-    b = _matrix(b, "MatrixSolveLs")
+    a, b = binary_operands(matrix, rhs)
+    a = _matrix(a)
+    b = _matrix(b)
     if a.shape[-2] != b.shape[-2]:
         raise errors.InvalidArgumentError(
-            "MatrixSolveLs: matrix of shape %s and rhs of shape %s do not match" % (
+            "{op}: matrix of shape %s and rhs of shape %s do not match" % (
                 format_shape(a.shape), format_shape(b.shape)))
     reg = float(to_torch(l2_regularizer)) if is_tensor_value(l2_regularizer) \
         else float(l2_regularizer)
@@ -143,11 +143,11 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     ah = a.mH
     if m >= n:
         gram = ah @ a + reg * torch.eye(n, dtype=a.dtype, device=a.device)
-        chol = _factorize(torch.linalg.cholesky, "MatrixSolveLs", "Input matrix is not "
+        chol = _factorize(torch.linalg.cholesky, "Input matrix is not "
                           "invertible (rank deficient); try fast=False.", gram)
         return torch.cholesky_solve(ah @ b, chol)
     gram = a @ ah + reg * torch.eye(m, dtype=a.dtype, device=a.device)
-    chol = _factorize(torch.linalg.cholesky, "MatrixSolveLs", "Input matrix is not "
+    chol = _factorize(torch.linalg.cholesky, "Input matrix is not "
                       "invertible (rank deficient); try fast=False.", gram)
     return ah @ torch.cholesky_solve(b, chol)
 
@@ -158,7 +158,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
 @op("linalg.qr", v1=["qr"], graph_name="Qr")
 def qr(input, full_matrices=False, name=None):  # noqa: A002
     """`tf.linalg.qr`: Qr(q, r); reduced unless `full_matrices`."""
-    t = _matrix(input, "Qr")
+    t = _matrix(input)
     q, r = torch.linalg.qr(t, mode="complete" if full_matrices else "reduced")
     return Qr(q, r)
 
@@ -167,7 +167,7 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """`tf.linalg.svd`: returns (s, u, v) in TF's order with tensor = u diag(s) v^H (v, not
     v^H as torch returns), or only s when `compute_uv=False`."""
-    t = _matrix(tensor, "Svd")
+    t = _matrix(tensor)
     if not compute_uv:
         return torch.linalg.svdvals(t)
     u, s, vh = torch.linalg.svd(t, full_matrices=full_matrices)
@@ -177,7 +177,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
 @op("linalg.expm", graph_name="MatrixExponential")
 def expm(input, name=None):  # noqa: A002
     """`tf.linalg.expm`: matrix exponential."""
-    return torch.linalg.matrix_exp(_square(input, "MatrixExponential"))
+    return torch.linalg.matrix_exp(_square(input))
 
 
 # ---------------------------------------------------------------- norms
@@ -200,7 +200,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
     keepdims = bool(keepdims)
     if is_tensor_value(axis):
         axis = to_torch(axis).tolist()
-    t = _checked(to_torch(tensor), _is_float, "Norm")
+    t = _checked(to_torch(tensor), _is_float)
     if isinstance(axis, (list, tuple)) and len(axis) == 2:
         a0, a1 = axis
         if not isinstance(a0, int) or not isinstance(a1, int) or \
@@ -234,9 +234,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
 def tensor_diag(diagonal, name=None):
     """`tf.linalg.tensor_diag` (TF1 `tf.diag`): a rank-k tensor -> the rank-2k tensor with it
     on the diagonal (output[i, j, ..., i, j, ...] = diagonal[i, j, ...])."""
-    t = _checked(to_torch(diagonal), _is_numeric, "Diag")
+    t = _checked(to_torch(diagonal), _is_numeric)
     if t.ndim == 0:
-        raise errors.InvalidArgumentError("Diag: input must be at least rank 1, got a scalar")
+        raise errors.InvalidArgumentError("{op}: input must be at least rank 1, got a scalar")
     return torch.diag(t.reshape(-1)).reshape(tuple(t.shape) * 2)
 
 
@@ -248,21 +248,21 @@ def tensor_diag_part(input, name=None):  # noqa: A002
     half = t.ndim // 2
     if t.ndim == 0 or t.ndim % 2 or tuple(t.shape[:half]) != tuple(t.shape[half:]):
         raise errors.InvalidArgumentError(
-            "DiagPart: input must have even rank 2k with shape s + s, got %s"
+            "{op}: input must have even rank 2k with shape s + s, got %s"
             % format_shape(t.shape))
     n = int(np.prod(t.shape[:half]))
     return torch.diagonal(t.reshape(n, n)).reshape(t.shape[:half]).clone()
 
 
-def _single_k(k, op_type):
+def _single_k(k):
     k = to_torch(k).tolist() if is_tensor_value(k) else k
     if isinstance(k, (list, tuple)):
         if len(k) == 1 or (len(k) == 2 and k[0] == k[1]):
             k = k[0]
         else:
             raise errors.UnimplementedError(
-                "%s: a band of diagonals k=%s is not supported by tfcompat; pass one "
-                "diagonal (an int k)" % (op_type, list(k)))
+                "{op}: a band of diagonals k=%s is not supported by tfcompat; pass one "
+                "diagonal (an int k)" % (list(k),))
     return int(k)
 
 
@@ -272,10 +272,10 @@ def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_va
     """`tf.linalg.diag` (TF1 `tf.matrix_diag`): batched matrices with `diagonal`'s last axis
     on diagonal `k`; `num_rows`/`num_cols` and `padding_value` as in TF. Bands of several
     diagonals (`k` a pair) raise UnimplementedError."""
-    t = _checked(to_torch(diagonal), _is_non_string, "MatrixDiag")
-    k = _single_k(k, "MatrixDiag")
+    t = _checked(to_torch(diagonal), _is_non_string)
+    k = _single_k(k)
     if t.ndim == 0:
-        raise errors.InvalidArgumentError("MatrixDiag: diagonal must be at least rank 1")
+        raise errors.InvalidArgumentError("{op}: diagonal must be at least rank 1")
     n = t.shape[-1]
     rows, cols = _static_int(num_rows), _static_int(num_cols)
     min_rows, min_cols = n + max(-k, 0), n + max(k, 0)
@@ -288,7 +288,7 @@ def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_va
     length = min(rows - max(-k, 0), cols - max(k, 0))
     if length != n:
         raise errors.InvalidArgumentError(
-            "MatrixDiag: the diagonal has %d elements but diagonal %d of a %dx%d matrix has %d"
+            "{op}: the diagonal has %d elements but diagonal %d of a %dx%d matrix has %d"
             % (n, k, rows, cols, length))
     out = torch.full(tuple(t.shape[:-1]) + (rows, cols), padding_value, dtype=t.dtype,
                      device=t.device)
@@ -302,15 +302,15 @@ def matrix_diag_part(input, name="diag_part", k=0, padding_value=0,  # noqa: A00
                      align="RIGHT_LEFT"):
     """`tf.linalg.diag_part` (TF1 `tf.matrix_diag_part`): diagonal `k` of the last two axes.
     Bands of several diagonals (`k` a pair) raise UnimplementedError."""
-    t = _matrix(input, "MatrixDiagPart", check=_is_non_string)
-    return torch.diagonal(t, offset=_single_k(k, "MatrixDiagPart"), dim1=-2, dim2=-1).clone()
+    t = _matrix(input, check=_is_non_string)
+    return torch.diagonal(t, offset=_single_k(k), dim1=-2, dim2=-1).clone()
 
 
 @op("linalg.band_part", v1=["matrix_band_part"], graph_name="MatrixBandPart")
 def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     """`tf.linalg.band_part`: keep num_lower subdiagonals and num_upper superdiagonals
     (negative: keep the whole triangle), zero the rest."""
-    t = _matrix(input, "MatrixBandPart", check=_is_non_string)
+    t = _matrix(input, check=_is_non_string)
     lower, upper = _static_int(num_lower), _static_int(num_upper)
     m, n = t.shape[-2], t.shape[-1]
     i = torch.arange(m, device=t.device).unsqueeze(1)
@@ -326,7 +326,7 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 @op("linalg.trace", v1=["trace"], graph_name="Trace")
 def trace(x, name=None):
     """`tf.linalg.trace`: sum of the diagonal of the last two axes (batched), input dtype."""
-    t = _matrix(x, "Trace", check=_is_numeric)
+    t = _matrix(x, check=_is_numeric)
     return torch.diagonal(t, dim1=-2, dim2=-1).sum(-1, dtype=t.dtype)
 
 
@@ -344,16 +344,16 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 @op("linalg.adjoint", graph_name="Adjoint")
 def adjoint(matrix, name=None):
     """`tf.linalg.adjoint`: conjugate transpose of the last two axes."""
-    return matrix_transpose._tfcompat_impl(matrix, conjugate=True)
+    return run_impl(matrix_transpose, matrix, conjugate=True)
 
 
 @op("linalg.matvec", graph_name="MatVec")
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
            name=None):
     """`tf.linalg.matvec`: (batched) matrix @ vector."""
-    ta, tb = binary_operands(a, b, "MatVec")
-    out = matmul._tfcompat_impl(ta, to_torch(tb).unsqueeze(-1), transpose_a=transpose_a,
-                                adjoint_a=adjoint_a)
+    ta, tb = binary_operands(a, b)
+    out = run_impl(matmul, ta, to_torch(tb).unsqueeze(-1), transpose_a=transpose_a,
+                   adjoint_a=adjoint_a)
     return out.squeeze(-1)
 
 
@@ -374,11 +374,11 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
 @op("linalg.cross", v1=["cross"], graph_name="Cross")
 def cross(a, b, name=None):
     """`tf.linalg.cross`: pairwise cross products along the last axis (size 3)."""
-    ta, tb = binary_operands(a, b, "Cross")
+    ta, tb = binary_operands(a, b)
     ta, tb = to_torch(ta), to_torch(tb)
     if ta.shape != tb.shape or ta.ndim == 0 or ta.shape[-1] != 3:
         raise errors.InvalidArgumentError(
-            "Cross: inputs must have the same shape with a last dimension of 3, got %s and %s"
+            "{op}: inputs must have the same shape with a last dimension of 3, got %s and %s"
             % (format_shape(ta.shape), format_shape(tb.shape)))
-    _checked(ta, _is_numeric, "Cross")
+    _checked(ta, _is_numeric)
     return torch.linalg.cross(ta, tb, dim=-1)

@@ -7,6 +7,8 @@ float-only ops reject integer inputs instead of promoting them.
 
 Errors follow TF: a bad shape or dtype found while building a graph (the op runs on fake
 tensors) is a ValueError/TypeError; found while running it is `InvalidArgumentError`.
+Messages write the op being run as `{op}`, which its op type replaces (`@op`, graph nodes,
+the Tensor operators: `errors.name_running_op`), so one check serves every op using it.
 """
 
 import numpy as np
@@ -18,7 +20,7 @@ from tfcompat import _api
 from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (GraphTensorInEagerError, binary_operands, is_tensor_value,
-                                    op, same_dtype_tensors, to_torch)
+                                    op, run_impl, same_dtype_tensors, to_torch)
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.util import dispatch
 
@@ -36,8 +38,8 @@ def _dtype_name(t):
     return "string" if type(t) is np.ndarray else dtypes.from_torch(t.dtype).name
 
 
-def _dtype_error(op_type, t, allowed):
-    message = "%s does not support dtype %s (allowed: %s)" % (op_type, _dtype_name(t), allowed)
+def _dtype_error(t, allowed):
+    message = "{op} does not support dtype %s (allowed: %s)" % (_dtype_name(t), allowed)
     return TypeError(message) if isinstance(t, FakeTensor) else \
         errors.InvalidArgumentError(message)
 
@@ -71,9 +73,9 @@ _ALLOWED = {_is_float: _FLOAT_COMPLEX, _is_real_float: _FLOAT, _is_numeric: _NUM
             _is_bool: "bool"}
 
 
-def _checked(t, check, op_type):
+def _checked(t, check):
     if type(t) is np.ndarray or not check(t):
-        raise _dtype_error(op_type, t, _ALLOWED[check])
+        raise _dtype_error(t, _ALLOWED[check])
     return t
 
 
@@ -84,41 +86,41 @@ def _as_tensor(value, like):
     return torch.tensor(value, dtype=like.dtype, device=like.device)
 
 
-def _tensor_pair(tx, ty, op_type, check=None):
+def _tensor_pair(tx, ty, check=None):
     """`binary_operands` results -> two torch tensors (a Python scalar takes the other's dtype)."""
     if type(tx) is np.ndarray or type(ty) is np.ndarray:
-        raise _dtype_error(op_type, tx if type(tx) is np.ndarray else ty, _NUMERIC)
+        raise _dtype_error(tx if type(tx) is np.ndarray else ty, _NUMERIC)
     tx = _as_tensor(tx, ty) if not isinstance(tx, torch.Tensor) else tx
     ty = _as_tensor(ty, tx)
     if check is not None:
-        _checked(tx, check, op_type)
+        _checked(tx, check)
     return tx, ty
 
 
-def _run_binary(torch_fn, tx, ty, op_type):
+def _run_binary(torch_fn, tx, ty):
     try:
         return torch_fn(tx, ty)
     except RuntimeError as e:
-        raise _binary_error(op_type, tx, ty, e) from None
+        raise _binary_error(tx, ty, e) from None
 
 
-def _binary_error(op_type, tx, ty, error):
+def _binary_error(tx, ty, error):
     sx = tuple(getattr(tx, "shape", ()))
     sy = tuple(getattr(ty, "shape", ()))
     try:
         torch.broadcast_shapes(sx, sy)
     except RuntimeError:
-        return _incompatible_shapes(sx, sy, op_type, isinstance(tx, FakeTensor) or
+        return _incompatible_shapes(sx, sy, isinstance(tx, FakeTensor) or
                                     isinstance(ty, FakeTensor))
     message = str(error)
     if "not implemented for" in message or "not supported" in message:
-        return _dtype_error(op_type, tx if isinstance(tx, torch.Tensor) else ty, _NUMERIC)
+        return _dtype_error(tx if isinstance(tx, torch.Tensor) else ty, _NUMERIC)
     if "ZeroDivisionError" in message:
         message = "Integer division by zero"
-    return errors.InvalidArgumentError("%s [Op:%s]" % (message, op_type))
+    return errors.InvalidArgumentError("%s [Op:{op}]" % message)
 
 
-def _incompatible_shapes(sx, sy, op_type, building):
+def _incompatible_shapes(sx, sy, building):
     """TF's error for operands that do not broadcast. Kernels (eager, Session.run) say
     "Incompatible shapes: [2,3] vs. [4]"; while a graph is built (`building`: fake inputs)
     the shape function names the first pair of known dims that differ, "Dimensions must be
@@ -130,8 +132,8 @@ def _incompatible_shapes(sx, sy, op_type, building):
         for a, b in zip(padded_x, padded_y):
             if type(a) is int and type(b) is int and a != b and a != 1 and b != 1:
                 return _dimensions_must_be_equal(a, b)
-    return errors.InvalidArgumentError("Incompatible shapes: %s vs. %s [Op:%s]" % (
-        format_shape(sx), format_shape(sy), op_type))
+    return errors.InvalidArgumentError("Incompatible shapes: %s vs. %s [Op:{op}]" % (
+        format_shape(sx), format_shape(sy)))
 
 
 def _dimensions_must_be_equal(a, b):
@@ -139,27 +141,27 @@ def _dimensions_must_be_equal(a, b):
     return errors.InvalidArgumentError("Dimensions must be equal, but are %d and %d" % (a, b))
 
 
-def _elementwise(torch_fn, x, y, op_type, check=_is_numeric, tensors_only=False):
+def _elementwise(torch_fn, x, y, check=_is_numeric, tensors_only=False):
     """The common binary op: TF operand conversion, dtype check, broadcasting torch call.
 
     `tensors_only`: the torch function takes no Python scalar as second argument.
     """
-    tx, ty = binary_operands(x, y, op_type)
+    tx, ty = binary_operands(x, y)
     if not isinstance(tx, torch.Tensor):
         if type(tx) is np.ndarray:
-            raise _dtype_error(op_type, tx, _ALLOWED[check])
+            raise _dtype_error(tx, _ALLOWED[check])
         tx = _as_tensor(tx, ty)
     elif tensors_only and not isinstance(ty, torch.Tensor):
         ty = _as_tensor(ty, tx)
     if not check(tx):
-        raise _dtype_error(op_type, tx, _ALLOWED[check])
-    return _run_binary(torch_fn, tx, ty, op_type)
+        raise _dtype_error(tx, _ALLOWED[check])
+    return _run_binary(torch_fn, tx, ty)
 
 
 def _unary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), doc=""):
     """Define and register `fn(x, name=None)` = `torch_fn(x)` for inputs passing `check`."""
     def unary(x, name=None):
-        return torch_fn(_checked(to_torch(x), check, op_type))
+        return torch_fn(_checked(to_torch(x), check))
     unary.__name__ = unary.__qualname__ = paths[0].split(".")[-1] if paths else v1[0]
     unary.__doc__ = "`tf.%s`: elementwise, %s inputs (TF's %s op).%s" % (
         (paths or v1)[0], _ALLOWED[check], op_type, (" " + doc) if doc else "")
@@ -178,7 +180,7 @@ def _binary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), tensors_only=Fals
     """Define and register `fn(x, y, name=None)` = `torch_fn(x, y)` with TF's operand rules
     (`fast_dtypes`: two eager tensors of one of these dtypes call `torch_fn` directly)."""
     def binary(x, y, name=None):
-        return _elementwise(torch_fn, x, y, op_type, check, tensors_only)
+        return _elementwise(torch_fn, x, y, check, tensors_only)
     binary.__name__ = binary.__qualname__ = paths[0].split(".")[-1] if paths else v1[0]
     binary.__doc__ = "`tf.%s`: elementwise with broadcasting, %s inputs of one dtype (TF's " \
                      "%s op).%s" % ((paths or v1)[0], _ALLOWED[check], op_type,
@@ -193,15 +195,15 @@ def _binary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), tensors_only=Fals
 @op("math.add", "add", graph_name="AddV2", fast_binary=(torch.add, _REAL_DTYPES))
 def add(x, y, name=None):
     """`tf.add`: x + y with broadcasting; string tensors are concatenated like TF."""
-    tx, ty = binary_operands(x, y, "AddV2")
+    tx, ty = binary_operands(x, y)
     if type(tx) is np.ndarray:
         # numpy gives a bare `bytes` for two 0-d object arrays; keep a string tensor.
         return np.asarray(tx + ty, dtype=object)
     if not isinstance(tx, torch.Tensor):
         tx = _as_tensor(tx, ty)
     if tx.dtype is torch.bool:
-        raise _dtype_error("AddV2", tx, _NUMERIC)
-    return _run_binary(torch.add, tx, ty, "AddV2")
+        raise _dtype_error(tx, _NUMERIC)
+    return _run_binary(torch.add, tx, ty)
 
 
 subtract = _binary_op(torch.sub, "Sub", _is_numeric, "math.subtract", "subtract",
@@ -215,7 +217,7 @@ def _pow(tx, ty):
         negative = (ty < 0).any() if isinstance(ty, torch.Tensor) else ty < 0
         if negative:
             raise errors.InvalidArgumentError(
-                "Integers to negative integer powers are not allowed [Op:Pow]")
+                "Integers to negative integer powers are not allowed [Op:{op}]")
     return torch.pow(tx, ty)
 
 
@@ -268,12 +270,12 @@ def truediv(x, y, name=None):
     """`tf.math.truediv` / `tf.math.divide` (Python 3 `/`): integers are cast first,
     8/16-bit ints to float32, 32/64-bit ints to float64; different dtypes raise TypeError."""
     try:
-        tx, ty = binary_operands(x, y, "RealDiv")
+        tx, ty = binary_operands(x, y)
     except errors.InvalidArgumentError as e:
         raise TypeError("x and y must have the same dtype: %s" % e.message) from None
     if not isinstance(tx, torch.Tensor):
         if type(tx) is np.ndarray:
-            raise _dtype_error("RealDiv", tx, _NUMERIC)
+            raise _dtype_error(tx, _NUMERIC)
         tx = _as_tensor(tx, ty)
     to = _TRUEDIV_FLOAT.get(tx.dtype)
     if to is not None:
@@ -281,8 +283,8 @@ def truediv(x, y, name=None):
         if isinstance(ty, torch.Tensor):
             ty = ty.to(to)
     elif tx.dtype is torch.bool:
-        raise _dtype_error("RealDiv", tx, _NUMERIC)
-    return _run_binary(torch.div, tx, ty, "RealDiv")
+        raise _dtype_error(tx, _NUMERIC)
+    return _run_binary(torch.div, tx, ty)
 
 
 realdiv = _binary_op(torch.div, "RealDiv", _is_float, "realdiv",
@@ -306,10 +308,10 @@ truncatediv = _binary_op(lambda tx, ty: torch.div(tx, ty, rounding_mode="trunc")
 @op(v1=["div"], graph_name="Div")
 def div(x, y, name=None):
     """TF1 `tf.div` (Python 2 `/`): floor division for integers, real division for floats."""
-    tx, ty = _tensor_pair(*binary_operands(x, y, "Div"), "Div", _is_numeric)
+    tx, ty = _tensor_pair(*binary_operands(x, y), _is_numeric)
     if _is_float(tx):
-        return _run_binary(torch.div, tx, ty, "Div")
-    return _run_binary(_floor_divide, tx, ty, "Div")
+        return _run_binary(torch.div, tx, ty)
+    return _run_binary(_floor_divide, tx, ty)
 
 
 def _divide_no_nan(tx, ty):
@@ -399,7 +401,7 @@ def scalar_mul(scalar, x, name=None):
         else to_torch(scalar)
     if ts.ndim != 0:
         raise ValueError("Only scalar multiply works, got shape %s" % (format_shape(ts.shape),))
-    return _elementwise(torch.mul, ts, tx, "Mul")
+    return _elementwise(torch.mul, ts, tx)
 
 
 @op("math.polyval")
@@ -410,23 +412,23 @@ def polyval(coeffs, x, name=None):
     tx = to_torch(x)
     if not coeffs:
         return torch.zeros_like(tx)
-    result = _elementwise(torch.mul, coeffs[0], torch.ones_like(tx), "Polyval")
+    result = _elementwise(torch.mul, coeffs[0], torch.ones_like(tx))
     for c in coeffs[1:]:
-        result = _elementwise(torch.add, c, result * tx, "Polyval")
+        result = _elementwise(torch.add, c, result * tx)
     return result
 
 
 # ---------------------------------------------------------------- comparisons and logic
 
 
-def _equal_arrays(tx, ty, torch_fn, op_type, incompatible_shape_error):
+def _equal_arrays(tx, ty, torch_fn, incompatible_shape_error):
     if type(tx) is np.ndarray or type(ty) is np.ndarray:
         ax, ay = np.asarray(tx), np.asarray(ty)
         try:
             result = np.equal(ax, ay) if torch_fn is torch.eq else np.not_equal(ax, ay)
         except ValueError:
             if incompatible_shape_error:
-                raise _incompatible_shapes(ax.shape, ay.shape, op_type, False) from None
+                raise _incompatible_shapes(ax.shape, ay.shape, False) from None
             return torch.tensor(torch_fn is torch.ne)
         return torch.from_numpy(np.asarray(result, dtype=bool))
     if not isinstance(tx, torch.Tensor):
@@ -436,21 +438,21 @@ def _equal_arrays(tx, ty, torch_fn, op_type, incompatible_shape_error):
             torch.broadcast_shapes(tx.shape, ty.shape)
         except RuntimeError:
             return torch.tensor(torch_fn is torch.ne, device=tx.device)
-    return _run_binary(torch_fn, tx, ty, op_type)
+    return _run_binary(torch_fn, tx, ty)
 
 
 @op("math.equal", "equal")
 def equal(x, y, name=None):
     """`tf.math.equal`: elementwise x == y (bool), strings included."""
-    tx, ty = binary_operands(x, y, "Equal")
-    return _equal_arrays(tx, ty, torch.eq, "Equal", True)
+    tx, ty = binary_operands(x, y)
+    return _equal_arrays(tx, ty, torch.eq, True)
 
 
 @op("math.not_equal", "not_equal")
 def not_equal(x, y, name=None):
     """`tf.math.not_equal`: elementwise x != y (bool), strings included."""
-    tx, ty = binary_operands(x, y, "NotEqual")
-    return _equal_arrays(tx, ty, torch.ne, "NotEqual", True)
+    tx, ty = binary_operands(x, y)
+    return _equal_arrays(tx, ty, torch.ne, True)
 
 
 less = _binary_op(torch.lt, "Less", _is_numeric, "math.less", "less")
@@ -479,26 +481,26 @@ invert = _unary_op(torch.bitwise_not, "Invert", _is_integer, "bitwise.invert")
 # ---------------------------------------------------------------- n-ary sums
 
 
-def _same_shape_tensors(inputs, op_type):
+def _same_shape_tensors(inputs):
     if is_tensor_value(inputs):
         inputs = [inputs]
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError("inputs must be a list of at least one Tensor with the same dtype "
                          "and shape")
-    ts = same_dtype_tensors(list(inputs), op_type)
+    ts = same_dtype_tensors(list(inputs))
     shape = ts[0].shape
     for i, t in enumerate(ts[1:], 1):
         if t.shape != shape:
             raise errors.InvalidArgumentError(
-                "Inputs to operation %s must have the same size and shape. Input 0: %s != "
-                "input %d: %s" % (op_type, format_shape(shape), i, format_shape(t.shape)))
+                "Inputs to operation {op} must have the same size and shape. Input 0: %s != "
+                "input %d: %s" % (format_shape(shape), i, format_shape(t.shape)))
     return ts
 
 
 @op("math.add_n", "add_n")
 def add_n(inputs, name=None):
     """`tf.math.add_n`: elementwise sum of tensors of one dtype and one shape (no broadcast)."""
-    ts = _same_shape_tensors(inputs, "AddN")
+    ts = _same_shape_tensors(inputs)
     result = ts[0]
     for t in ts[1:]:
         result = torch.add(result, t)
@@ -508,14 +510,14 @@ def add_n(inputs, name=None):
 @op("math.accumulate_n", v1=["accumulate_n"])
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     """`tf.math.accumulate_n`: like add_n; `shape` and `tensor_dtype` are checked if given."""
-    ts = _same_shape_tensors(inputs, "AccumulateN")
+    ts = _same_shape_tensors(inputs)
     if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype).torch_dtype is not ts[0].dtype:
         raise TypeError("tensor_dtype is %s, but input is of type %s" % (
             dtypes.as_dtype(tensor_dtype).name, _dtype_name(ts[0])))
     if shape is not None and list(shape) != list(ts[0].shape):
         raise ValueError("shape %s does not match the inputs' shape %s" % (
             format_shape(shape), format_shape(ts[0].shape)))
-    return add_n._tfcompat_impl(ts)
+    return run_impl(add_n, ts)
 
 
 # ---------------------------------------------------------------- casts and complex numbers
@@ -584,7 +586,7 @@ def _float_below(bound, torch_dtype):
 @op("complex")
 def complex(real, imag, name=None):  # noqa: A001 - TF's name
     """`tf.complex`: float32 parts give complex64, float64 parts complex128."""
-    tr, ti = _tensor_pair(*binary_operands(real, imag, "Complex"), "Complex")
+    tr, ti = _tensor_pair(*binary_operands(real, imag))
     if tr.dtype not in (torch.float32, torch.float64):
         raise TypeError("real and imag must be float32 or float64, got %s" % _dtype_name(tr))
     tr, ti = torch.broadcast_tensors(tr, ti)
@@ -615,7 +617,7 @@ def conj(x, name=None):
 @op("math.angle", v1=["angle"])
 def angle(input, name=None):  # noqa: A002
     """`tf.math.angle`: argument of complex numbers; for real inputs pi where x < 0, else 0."""
-    t = _checked(to_torch(input), _is_float, "Angle")
+    t = _checked(to_torch(input), _is_float)
     return torch.angle(t)
 
 
@@ -643,7 +645,7 @@ def _axis_list(axis):
     return [int(axis)]
 
 
-def _reduction_dims(t, axis, op_type):
+def _reduction_dims(t, axis):
     """TF reduction axes -> sorted tuple of non-negative dims (all dims when axis is None)."""
     ndim = t.ndim
     axes = _axis_list(axis)
@@ -653,20 +655,20 @@ def _reduction_dims(t, axis, op_type):
     for a in axes:
         if not -ndim <= a < ndim:
             raise errors.InvalidArgumentError("Invalid reduction dimension (%d for input with "
-                                              "%d dimension(s) [Op:%s]" % (a, ndim, op_type))
+                                              "%d dimension(s) [Op:{op}]" % (a, ndim))
         a = a % ndim
         if a in dims:
             raise errors.InvalidArgumentError("Invalid reduction arguments: Axes contains "
-                                              "duplicate dimension: %d [Op:%s]" % (a, op_type))
+                                              "duplicate dimension: %d [Op:{op}]" % a)
         dims.append(a)
     return tuple(sorted(dims))
 
 
-def _reduction(input_tensor, axis, keepdims, reduction_indices, keep_dims, op_type, check):
+def _reduction(input_tensor, axis, keepdims, reduction_indices, keep_dims, check):
     axis = _pick("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _pick("keepdims", keepdims, "keep_dims", keep_dims)
-    t = _checked(to_torch(input_tensor), check, op_type)
-    return t, _reduction_dims(t, axis, op_type), bool(keepdims)
+    t = _checked(to_torch(input_tensor), check)
+    return t, _reduction_dims(t, axis), bool(keepdims)
 
 
 def _identity(x, t):
@@ -681,7 +683,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     """`tf.reduce_sum` (v1 and v2 signatures): the sum keeps the input dtype (int32 stays
     int32); `axis=[]` reduces nothing."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "Sum", _is_numeric)
+                                   keep_dims, _is_numeric)
     if not dims:
         return _identity(input_tensor, t)
     return torch.sum(t, dims, keepdim=keepdims, dtype=t.dtype)
@@ -695,7 +697,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_ind
     """`tf.reduce_mean` (v1 and v2 signatures): integer inputs give the integer quotient
     (truncated) like TF; the mean of nothing is NaN for floats."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "Mean", _is_numeric)
+                                   keep_dims, _is_numeric)
     if not dims:
         return _identity(input_tensor, t)
     if _is_float(t):
@@ -707,7 +709,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_ind
         count *= t.shape[d]
     if count == 0:
         raise errors.InvalidArgumentError("Integer division by zero: mean of an empty "
-                                          "integer reduction [Op:Mean]")
+                                          "integer reduction [Op:{op}]")
     return torch.div(torch.sum(t, dims, keepdim=keepdims, dtype=t.dtype), count,
                      rounding_mode="trunc")
 
@@ -728,7 +730,7 @@ def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     """`tf.reduce_max` (v1 and v2 signatures); an empty reduction gives -inf (or the
     dtype's minimum for integers) like TF."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "Max", _is_numeric)
+                                   keep_dims, _is_numeric)
     if not dims:
         return _identity(input_tensor, t)
     low = -float("inf") if t.is_floating_point() else dtypes.from_torch(t.dtype).min
@@ -743,7 +745,7 @@ def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
     """`tf.reduce_min` (v1 and v2 signatures); an empty reduction gives +inf (or the
     dtype's maximum for integers) like TF."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "Min", _is_numeric)
+                                   keep_dims, _is_numeric)
     if not dims:
         return _identity(input_tensor, t)
     high = float("inf") if t.is_floating_point() else dtypes.from_torch(t.dtype).max
@@ -757,7 +759,7 @@ def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_ind
                 keep_dims=None):
     """`tf.reduce_prod` (v1 and v2 signatures); the product keeps the input dtype."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "Prod", _is_numeric)
+                                   keep_dims, _is_numeric)
     if not dims:
         return _identity(input_tensor, t)
     for d in reversed(dims):
@@ -772,7 +774,7 @@ def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
                keep_dims=None):
     """`tf.reduce_all` (v1 and v2 signatures): logical and over bool inputs."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "All", _is_bool)
+                                   keep_dims, _is_bool)
     if not dims:
         return _identity(input_tensor, t)
     return torch.all(t, dims, keepdim=keepdims)
@@ -785,7 +787,7 @@ def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
                keep_dims=None):
     """`tf.reduce_any` (v1 and v2 signatures): logical or over bool inputs."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "Any", _is_bool)
+                                   keep_dims, _is_bool)
     if not dims:
         return _identity(input_tensor, t)
     return torch.any(t, dims, keepdim=keepdims)
@@ -796,25 +798,24 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None,
                      reduction_indices=None, keep_dims=None):
     """`tf.reduce_logsumexp` (v1 and v2 signatures), numerically stable; float inputs."""
     t, dims, keepdims = _reduction(input_tensor, axis, keepdims, reduction_indices,
-                                   keep_dims, "ReduceLogSumExp", _is_real_float)
+                                   keep_dims, _is_real_float)
     if not dims:
         return _identity(input_tensor, t)
     return torch.logsumexp(t, dims, keepdim=keepdims)
 
 
-def _moment_input(input_tensor, axis, keepdims, op_type):
+def _moment_input(input_tensor, axis, keepdims):
     t = to_torch(input_tensor)
     if type(t) is np.ndarray or not _is_float(t):
-        raise TypeError("Input must be either real or complex (%s got %s)" % (
-            op_type, _dtype_name(t)))
-    return t, _reduction_dims(t, axis, op_type), bool(keepdims)
+        raise TypeError("Input must be either real or complex ({op} got %s)" % _dtype_name(t))
+    return t, _reduction_dims(t, axis), bool(keepdims)
 
 
 @op("math.reduce_variance", graph_name="ReduceVariance")
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """`tf.math.reduce_variance`: population variance (divides by N); complex inputs give
     a real result; integer inputs raise TypeError like TF."""
-    t, dims, keepdims = _moment_input(input_tensor, axis, keepdims, "ReduceVariance")
+    t, dims, keepdims = _moment_input(input_tensor, axis, keepdims)
     if not dims:
         return torch.zeros_like(t.real if t.is_complex() else t)
     return torch.var(t, dims, correction=0, keepdim=keepdims)
@@ -823,7 +824,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 @op("math.reduce_std", graph_name="ReduceStd")
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """`tf.math.reduce_std`: population standard deviation (divides by N)."""
-    t, dims, keepdims = _moment_input(input_tensor, axis, keepdims, "ReduceStd")
+    t, dims, keepdims = _moment_input(input_tensor, axis, keepdims)
     if not dims:
         return torch.zeros_like(t.real if t.is_complex() else t)
     return torch.std(t, dims, correction=0, keepdim=keepdims)
@@ -833,8 +834,8 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """`tf.math.reduce_euclidean_norm`: sqrt(sum(|x|^2)); integer inputs give the truncated
     integer root like TF."""
-    t = _checked(to_torch(input_tensor), _is_numeric, "EuclideanNorm")
-    dims = _reduction_dims(t, axis, "EuclideanNorm")
+    t = _checked(to_torch(input_tensor), _is_numeric)
+    dims = _reduction_dims(t, axis)
     if not dims:
         return t.abs() if not t.is_complex() else t
     if _is_float(t):
@@ -858,19 +859,18 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
                                    if t.size else np.zeros(t.shape, bool))
     else:
         nonzero = t != 0
-    dims = _reduction_dims(nonzero, axis, "CountNonzero")
+    dims = _reduction_dims(nonzero, axis)
     counted = torch.sum(nonzero, dims, keepdim=keepdims, dtype=torch.int64) if dims \
         else nonzero.to(torch.int64)
     return counted.to(dtypes.as_dtype(dtype).torch_dtype)
 
 
-def _arg_extreme(input, axis, output_type, torch_fn, op_type):  # noqa: A002
-    t = _checked(to_torch(input), _is_numeric, op_type)
+def _arg_extreme(input, axis, output_type, torch_fn):  # noqa: A002
+    t = _checked(to_torch(input), _is_numeric)
     axis = 0 if axis is None else _axis_list(axis)
     if isinstance(axis, list):
         if len(axis) != 1:
-            raise errors.InvalidArgumentError("%s expects a scalar axis, got %s" % (
-                op_type, axis))
+            raise errors.InvalidArgumentError("{op} expects a scalar axis, got %s" % (axis,))
         axis = axis[0]
     out = dtypes.as_dtype(output_type)
     if out not in (dtypes.int32, dtypes.int64, dtypes.int16, dtypes.uint16):
@@ -878,11 +878,11 @@ def _arg_extreme(input, axis, output_type, torch_fn, op_type):  # noqa: A002
     ndim = max(t.ndim, 1)
     if not -ndim <= axis < ndim:
         raise errors.InvalidArgumentError(
-            "Expected dimension in the range [%d, %d), but got %d [Op:%s]" % (
-                -ndim, ndim, axis, op_type))
+            "Expected dimension in the range [%d, %d), but got %d [Op:{op}]" % (
+                -ndim, ndim, axis))
     if t.ndim and t.shape[axis] == 0:
-        raise errors.InvalidArgumentError("Reduction axis %d is empty in shape %s [Op:%s]" % (
-            axis, format_shape(t.shape), op_type))
+        raise errors.InvalidArgumentError("Reduction axis %d is empty in shape %s [Op:{op}]" % (
+            axis, format_shape(t.shape)))
     return torch_fn(t, axis).to(out.torch_dtype)
 
 
@@ -892,13 +892,13 @@ def argmax(input, axis=None, name=None, dimension=None,  # noqa: A002
     """TF1 `tf.argmax(input, axis, name, dimension, output_type)`: index of the largest
     value (the first one on ties); axis defaults to 0; int64 unless `output_type`."""
     return _arg_extreme(input, _pick("axis", axis, "dimension", dimension), output_type,
-                        torch.argmax, "ArgMax")
+                        torch.argmax)
 
 
 @op(v2=["argmax", "math.argmax"], graph_name="ArgMax")
 def argmax_v2(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """TF2 `tf.math.argmax(input, axis=None, output_type=tf.int64)`; axis defaults to 0."""
-    return _arg_extreme(input, axis, output_type, torch.argmax, "ArgMax")
+    return _arg_extreme(input, axis, output_type, torch.argmax)
 
 
 @op(v1=["argmin", "math.argmin"], graph_name="ArgMin")
@@ -907,41 +907,41 @@ def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002
     """TF1 `tf.argmin(input, axis, name, dimension, output_type)`: index of the smallest
     value (the first one on ties); axis defaults to 0."""
     return _arg_extreme(input, _pick("axis", axis, "dimension", dimension), output_type,
-                        torch.argmin, "ArgMin")
+                        torch.argmin)
 
 
 @op(v2=["argmin", "math.argmin"], graph_name="ArgMin")
 def argmin_v2(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """TF2 `tf.math.argmin(input, axis=None, output_type=tf.int64)`; axis defaults to 0."""
-    return _arg_extreme(input, axis, output_type, torch.argmin, "ArgMin")
+    return _arg_extreme(input, axis, output_type, torch.argmin)
 
 
 @op(v1=["arg_max"], graph_name="ArgMax")
 def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
     """TF1 `tf.arg_max(input, dimension, output_type=tf.int64)`, the deprecated raw ArgMax op:
     `dimension` is required."""
-    return _arg_extreme(input, dimension, output_type, torch.argmax, "ArgMax")
+    return _arg_extreme(input, dimension, output_type, torch.argmax)
 
 
 @op(v1=["arg_min"], graph_name="ArgMin")
 def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
     """TF1 `tf.arg_min(input, dimension, output_type=tf.int64)`, the deprecated raw ArgMin op:
     `dimension` is required."""
-    return _arg_extreme(input, dimension, output_type, torch.argmin, "ArgMin")
+    return _arg_extreme(input, dimension, output_type, torch.argmin)
 
 
 # ---------------------------------------------------------------- scans
 
 
-def _scan(x, axis, exclusive, reverse, torch_scan, fill, op_type, check=_is_numeric):
-    t = _checked(to_torch(x), check, op_type)
+def _scan(x, axis, exclusive, reverse, torch_scan, fill, check=_is_numeric):
+    t = _checked(to_torch(x), check)
     axis = _axis_list(axis)
     if len(axis) != 1:
-        raise errors.InvalidArgumentError("%s: axis must be a scalar, got %s" % (op_type, axis))
+        raise errors.InvalidArgumentError("{op}: axis must be a scalar, got %s" % (axis,))
     axis = axis[0]
     if not -t.ndim <= axis < max(t.ndim, 1) or t.ndim == 0:
-        raise errors.InvalidArgumentError("%s: axis %d is out of range for a tensor of rank %d" % (
-            op_type, axis, t.ndim))
+        raise errors.InvalidArgumentError("{op}: axis %d is out of range for a tensor of rank %d"
+                                          % (axis, t.ndim))
     axis %= t.ndim
     if reverse:
         t = torch.flip(t, (axis,))
@@ -959,45 +959,43 @@ def _scan(x, axis, exclusive, reverse, torch_scan, fill, op_type, check=_is_nume
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """`tf.math.cumsum` with TF's `exclusive` and `reverse`; keeps the input dtype."""
     return _scan(x, axis, exclusive, reverse,
-                 lambda t, d: torch.cumsum(t, d, dtype=t.dtype), 0, "Cumsum")
+                 lambda t, d: torch.cumsum(t, d, dtype=t.dtype), 0)
 
 
 @op("math.cumprod", v1=["cumprod"], graph_name="Cumprod")
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """`tf.math.cumprod` with TF's `exclusive` and `reverse`; keeps the input dtype."""
     return _scan(x, axis, exclusive, reverse,
-                 lambda t, d: torch.cumprod(t, d, dtype=t.dtype), 1, "Cumprod")
+                 lambda t, d: torch.cumprod(t, d, dtype=t.dtype), 1)
 
 
 @op("math.cumulative_logsumexp", graph_name="CumulativeLogsumexp")
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """`tf.math.cumulative_logsumexp` with `exclusive` (starts at -inf) and `reverse`."""
-    return _scan(x, axis, exclusive, reverse, torch.logcumsumexp, -float("inf"),
-                 "CumulativeLogsumexp", _is_real_float)
+    return _scan(x, axis, exclusive, reverse, torch.logcumsumexp, -float("inf"), _is_real_float)
 
 
 # ---------------------------------------------------------------- segment reductions
 
 
-def _segment_input(data, segment_ids, op_type, sorted_ids):
-    t = _checked(to_torch(data), _is_numeric, op_type)
+def _segment_input(data, segment_ids, sorted_ids):
+    t = _checked(to_torch(data), _is_numeric)
     ids = to_torch(segment_ids)
     if type(ids) is np.ndarray or not _is_integer(ids):
-        raise TypeError("%s: segment_ids must be int32 or int64, got %s" % (
-            op_type, _dtype_name(ids)))
+        raise TypeError("{op}: segment_ids must be int32 or int64, got %s" % _dtype_name(ids))
     if sorted_ids and ids.ndim != 1:
-        raise errors.InvalidArgumentError("%s: segment_ids should be a vector, got shape %s" % (
-            op_type, format_shape(ids.shape)))
+        raise errors.InvalidArgumentError("{op}: segment_ids should be a vector, got shape %s"
+                                          % format_shape(ids.shape))
     if tuple(t.shape[:ids.ndim]) != tuple(ids.shape):
         raise errors.InvalidArgumentError(
-            "%s: segment_ids.shape = %s does not prefix data.shape = %s" % (
-                op_type, format_shape(ids.shape), format_shape(t.shape)))
+            "{op}: segment_ids.shape = %s does not prefix data.shape = %s" % (
+                format_shape(ids.shape), format_shape(t.shape)))
     t = t.reshape((-1,) + tuple(t.shape[ids.ndim:]))
     ids = ids.reshape(-1).to(torch.int64)
     if sorted_ids and ids.numel() and not isinstance(ids, FakeTensor):
         if bool((ids[1:] < ids[:-1]).any()) or bool(ids[0] < 0):
             raise errors.InvalidArgumentError(
-                "%s: segment ids must be non-negative and sorted" % op_type)
+                "{op}: segment ids must be non-negative and sorted")
     return t, ids
 
 
@@ -1047,40 +1045,40 @@ def _sorted_num_segments(ids):
     return ids[-1].item() + 1 if isinstance(ids, FakeTensor) else int(ids[-1]) + 1
 
 
-def _sorted_segment(data, segment_ids, reduce, empty, op_type):
-    t, ids = _segment_input(data, segment_ids, op_type, True)
+def _sorted_segment(data, segment_ids, reduce, empty):
+    t, ids = _segment_input(data, segment_ids, True)
     return _segment_reduce(t, ids, _sorted_num_segments(ids), reduce, empty)
 
 
 @op("math.segment_sum", v1=["segment_sum"], graph_name="SegmentSum")
 def segment_sum(data, segment_ids, name=None):
     """`tf.math.segment_sum`: sums rows of `data` by sorted `segment_ids`; missing ids are 0."""
-    return _sorted_segment(data, segment_ids, "sum", 0, "SegmentSum")
+    return _sorted_segment(data, segment_ids, "sum", 0)
 
 
 @op("math.segment_prod", v1=["segment_prod"], graph_name="SegmentProd")
 def segment_prod(data, segment_ids, name=None):
     """`tf.math.segment_prod`: products by sorted `segment_ids`; missing ids are 1."""
-    return _sorted_segment(data, segment_ids, "prod", 1, "SegmentProd")
+    return _sorted_segment(data, segment_ids, "prod", 1)
 
 
 @op("math.segment_max", v1=["segment_max"], graph_name="SegmentMax")
 def segment_max(data, segment_ids, name=None):
     """`tf.math.segment_max`: maxima by sorted `segment_ids`; missing ids are 0."""
-    return _sorted_segment(data, segment_ids, "amax", 0, "SegmentMax")
+    return _sorted_segment(data, segment_ids, "amax", 0)
 
 
 @op("math.segment_min", v1=["segment_min"], graph_name="SegmentMin")
 def segment_min(data, segment_ids, name=None):
     """`tf.math.segment_min`: minima by sorted `segment_ids`; missing ids are 0."""
-    return _sorted_segment(data, segment_ids, "amin", 0, "SegmentMin")
+    return _sorted_segment(data, segment_ids, "amin", 0)
 
 
 @op("math.segment_mean", v1=["segment_mean"], graph_name="SegmentMean")
 def segment_mean(data, segment_ids, name=None):
     """`tf.math.segment_mean`: means by sorted `segment_ids`; missing ids are 0 (integer
     data: truncated quotient)."""
-    t, ids = _segment_input(data, segment_ids, "SegmentMean", True)
+    t, ids = _segment_input(data, segment_ids, True)
     num = _sorted_num_segments(ids)
     return _mean_of_sums(_segment_reduce(t, ids, num, "sum", 0), _segment_counts(ids, num, t))
 
@@ -1092,12 +1090,12 @@ def _mean_of_sums(sums, counts):
     return torch.div(sums, safe, rounding_mode="trunc")
 
 
-def _unsorted(data, segment_ids, num_segments, op_type):
-    t, ids = _segment_input(data, segment_ids, op_type, False)
+def _unsorted(data, segment_ids, num_segments):
+    t, ids = _segment_input(data, segment_ids, False)
     num = _num_segments(num_segments)
     if ids.numel() and not isinstance(ids, FakeTensor) and bool((ids >= num).any()):
-        raise errors.InvalidArgumentError("%s: segment_ids[%d] = %d is out of range [0, %d)"
-                                          % (op_type, int(torch.argmax((ids >= num).int())),
+        raise errors.InvalidArgumentError("{op}: segment_ids[%d] = %d is out of range [0, %d)"
+                                          % (int(torch.argmax((ids >= num).int())),
                                              int(ids.max()), num))
     return t, ids, num
 
@@ -1105,7 +1103,7 @@ def _unsorted(data, segment_ids, num_segments, op_type):
 @op("math.unsorted_segment_sum", v1=["unsorted_segment_sum"], graph_name="UnsortedSegmentSum")
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """`tf.math.unsorted_segment_sum`: negative ids are dropped; empty segments are 0."""
-    t, ids, num = _unsorted(data, segment_ids, num_segments, "UnsortedSegmentSum")
+    t, ids, num = _unsorted(data, segment_ids, num_segments)
     return _segment_reduce(t, ids, num, "sum", 0)
 
 
@@ -1113,7 +1111,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     graph_name="UnsortedSegmentProd")
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """`tf.math.unsorted_segment_prod`: negative ids are dropped; empty segments are 1."""
-    t, ids, num = _unsorted(data, segment_ids, num_segments, "UnsortedSegmentProd")
+    t, ids, num = _unsorted(data, segment_ids, num_segments)
     return _segment_reduce(t, ids, num, "prod", 1)
 
 
@@ -1121,14 +1119,14 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """`tf.math.unsorted_segment_max`: empty segments hold the dtype's lowest finite value
     (numeric_limits::lowest, not -inf), like TF."""
-    t, ids, num = _unsorted(data, segment_ids, num_segments, "UnsortedSegmentMax")
+    t, ids, num = _unsorted(data, segment_ids, num_segments)
     return _segment_reduce(t, ids, num, "amax", dtypes.from_torch(t.dtype).min)
 
 
 @op("math.unsorted_segment_min", v1=["unsorted_segment_min"], graph_name="UnsortedSegmentMin")
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """`tf.math.unsorted_segment_min`: empty segments hold the dtype's largest finite value."""
-    t, ids, num = _unsorted(data, segment_ids, num_segments, "UnsortedSegmentMin")
+    t, ids, num = _unsorted(data, segment_ids, num_segments)
     return _segment_reduce(t, ids, num, "amin", dtypes.from_torch(t.dtype).max)
 
 
@@ -1136,7 +1134,7 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     graph_name="UnsortedSegmentMean")
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """`tf.math.unsorted_segment_mean`: sum / count per segment; empty segments are 0."""
-    t, ids, num = _unsorted(data, segment_ids, num_segments, "UnsortedSegmentMean")
+    t, ids, num = _unsorted(data, segment_ids, num_segments)
     return _mean_of_sums(_segment_reduce(t, ids, num, "sum", 0), _segment_counts(ids, num, t))
 
 
@@ -1144,8 +1142,8 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     graph_name="UnsortedSegmentSqrtN")
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """`tf.math.unsorted_segment_sqrt_n`: sum / sqrt(count); empty segments are 0; floats."""
-    t, ids, num = _unsorted(data, segment_ids, num_segments, "UnsortedSegmentSqrtN")
-    _checked(t, _is_float, "UnsortedSegmentSqrtN")
+    t, ids, num = _unsorted(data, segment_ids, num_segments)
+    _checked(t, _is_float)
     counts = _segment_counts(ids, num, t)
     return _segment_reduce(t, ids, num, "sum", 0) / torch.sqrt(
         torch.where(counts > 0, counts, torch.ones_like(counts)))
@@ -1216,9 +1214,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
     if transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_b and adjoint_b can be True.")
-    ta, tb = binary_operands(a, b, "MatMul")
+    ta, tb = binary_operands(a, b)
     if type(ta) is not torch.Tensor or type(tb) is not torch.Tensor or ta.dtype is torch.bool:
-        ta, tb = _tensor_pair(ta, tb, "MatMul", _is_numeric)
+        ta, tb = _tensor_pair(ta, tb, _is_numeric)
     if ta.ndim < 2 or tb.ndim < 2:
         raise errors.InvalidArgumentError(
             "Shape must be rank >= 2 for 'MatMul', got shapes %s and %s" % (
@@ -1233,15 +1231,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         out = dtypes.as_dtype(output_type).torch_dtype
         ta, tb = ta.to(out), tb.to(out)
     if not ta.is_cpu and _is_integer(ta):
-        return _run_binary(_int_matmul, ta, tb, "MatMul")
-    return _run_binary(torch.matmul, ta, tb, "MatMul")
+        return _run_binary(_int_matmul, ta, tb)
+    return _run_binary(torch.matmul, ta, tb)
 
 
 @op("linalg.tensordot", "tensordot", graph_name="Tensordot")
 def tensordot(a, b, axes, name=None):
     """`tf.tensordot`: `axes` is an int N (last N of a with first N of b), a pair of axis
     lists, or a pair of ints."""
-    ta, tb = _tensor_pair(*binary_operands(a, b, "Tensordot"), "Tensordot", _is_numeric)
+    ta, tb = _tensor_pair(*binary_operands(a, b), _is_numeric)
     if is_tensor_value(axes) or isinstance(axes, np.ndarray):
         axes = to_torch(axes).tolist() if is_tensor_value(axes) else axes.tolist()
     if isinstance(axes, int):
@@ -1257,7 +1255,7 @@ def tensordot(a, b, axes, name=None):
     else:
         raise ValueError("'axes' must be an integer or have length 2, got %r" % (axes,))
     _check_contracted_sizes(ta, tb, dims)
-    return _run_binary(lambda x, y: torch.tensordot(x, y, dims), ta, tb, "Tensordot")
+    return _run_binary(lambda x, y: torch.tensordot(x, y, dims), ta, tb)
 
 
 def _check_contracted_sizes(ta, tb, dims):
@@ -1293,7 +1291,7 @@ def einsum(equation, *inputs, **kwargs):
     unknown = set(kwargs) - {"name", "optimize"}
     if unknown:
         raise TypeError("Invalid keyword arguments for einsum: %s" % ", ".join(sorted(unknown)))
-    ts = same_dtype_tensors(list(inputs), "Einsum")
+    ts = same_dtype_tensors(list(inputs))
     try:
         return torch.einsum(equation.replace(" ", ""), *ts)
     except RuntimeError as e:
@@ -1318,7 +1316,7 @@ def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPE
     (never when reflected), or a Python int/float with a float tensor. That common case
     costs a few type checks over the torch call; everything else takes the op's own path.
     """
-    impl = fn._tfcompat_impl
+    impl, op_type = fn._tfcompat_impl, fn._tfcompat_op_type
     counterpart = name if reverse else _reflected_name(name)
     node_name = _OPERATOR_NODE_NAMES.get(name)
 
@@ -1351,6 +1349,7 @@ def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPE
             return fn(other, self, name=node_name) if reverse else fn(self, other,
                                                                        name=node_name)
         except (TypeError, ValueError) as error:
+            errors.name_running_op(error, op_type)
             reflected = getattr(type(other), counterpart, None)
             if reverse or reflected is None or is_tensor_value(other):
                 raise
@@ -1361,6 +1360,9 @@ def _binary_operator(fn, name, reverse=False, fast=None, fast_dtypes=_REAL_DTYPE
             if out is NotImplemented:
                 raise error from None
             return out
+        except Exception as error:      # noqa: BLE001 - named and re-raised
+            errors.name_running_op(error, op_type)
+            raise
         return EagerTensor(result)
     operator.__name__ = name if not reverse else _reflected_name(name)
     operator.__doc__ = "TF's operator: `tf.%s`." % fn.__name__
@@ -1372,8 +1374,8 @@ def _logical_or_bitwise(logical, bitwise):
     def pick(x, y, name=None):
         tx = to_torch(x) if is_tensor_value(x) else to_torch(y)
         if type(tx) is not np.ndarray and tx.dtype is torch.bool:
-            return logical._tfcompat_impl(x, y)
-        return bitwise._tfcompat_impl(x, y)
+            return run_impl(logical, x, y)
+        return run_impl(bitwise, x, y)
     pick.__name__ = logical.__name__
     return op(graph_name=logical._tfcompat_op_type)(pick)
 
@@ -1382,19 +1384,23 @@ def _invert(x, name=None):
     t = to_torch(x)
     if type(t) is not np.ndarray and t.dtype is torch.bool:
         return torch.logical_not(t)
-    return invert._tfcompat_impl(t)
+    return run_impl(invert, t)
 
 
 _invert = op(graph_name="Invert")(_invert)
 
 
 def _unary_operator(fn, name):
-    impl = fn._tfcompat_impl
+    impl, op_type = fn._tfcompat_impl, fn._tfcompat_op_type
 
     def operator(self):
         if _state.building_graph:
             return fn(self)
-        return EagerTensor(impl(self))
+        try:
+            return EagerTensor(impl(self))
+        except Exception as error:      # noqa: BLE001 - named and re-raised
+            errors.name_running_op(error, op_type)
+            raise
     operator.__name__ = name
     operator.__doc__ = "TF's operator: `tf.%s`." % fn.__name__
     return operator
@@ -1402,14 +1408,14 @@ def _unary_operator(fn, name):
 
 @op(graph_name="Equal")
 def _elementwise_equal(x, y):
-    tx, ty = binary_operands(x, y, "Equal")
-    return _equal_arrays(tx, ty, torch.eq, "Equal", False)
+    tx, ty = binary_operands(x, y)
+    return _equal_arrays(tx, ty, torch.eq, False)
 
 
 @op(graph_name="NotEqual")
 def _elementwise_not_equal(x, y):
-    tx, ty = binary_operands(x, y, "NotEqual")
-    return _equal_arrays(tx, ty, torch.ne, "NotEqual", False)
+    tx, ty = binary_operands(x, y)
+    return _equal_arrays(tx, ty, torch.ne, False)
 
 
 def _comparison_operator(fn, identity_result):
