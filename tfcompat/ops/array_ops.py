@@ -124,8 +124,9 @@ def _values_of(items):
     return out
 
 
-def _axis(axis, rank, op_name, extra=0):
-    """Normalize `axis` into [0, rank + extra); TF's InvalidArgumentError otherwise."""
+def _axis(axis, rank, extra=0, op_name=errors.RUNNING_OP):
+    """Normalize `axis` into [0, rank + extra); TF's InvalidArgumentError otherwise, naming
+    `op_name` (by default the op being run)."""
     a = _as_int(axis)
     limit = rank + extra
     if not -limit <= a < limit:
@@ -169,7 +170,7 @@ def _restore(result, table):
     return out
 
 
-def _check_range(indices, limit, what, op_name):
+def _check_range(indices, limit, what):
     """Raise TF's error for the first index outside [0, limit) (concrete tensors only)."""
     if not _concrete(indices) or indices.numel() == 0:
         return
@@ -178,8 +179,8 @@ def _check_range(indices, limit, what, op_name):
         bad = (indices < 0) | (indices >= limit)
         position = np.unravel_index(int(bad.reshape(-1).nonzero()[0, 0]), tuple(bad.shape))
         raise errors.InvalidArgumentError(
-            "%s: %s[%s] = %d is not in [0, %d)" % (
-                op_name, what, ",".join(str(int(p)) for p in position),
+            "{op}: %s[%s] = %d is not in [0, %d)" % (
+                what, ",".join(str(int(p)) for p in position),
                 int(indices[position]), limit))
 
 
@@ -296,9 +297,9 @@ def linspace(start, stop, num, name=None, axis=0):
     exactly); N-D `start`/`stop` broadcast and the new axis goes at `axis` (TF2).
     Integer bounds give float64 (float32 for 8/16-bit integers), as TF2's truediv-based
     linspace does; TF 1.15's LinSpace kernel rejected them, here both versions accept them."""
-    start, stop = binary_operands(start, stop, "LinSpace")
+    start, stop = binary_operands(start, stop)
     if start.dtype is torch.bool:
-        raise errors.InvalidArgumentError("LinSpace: start and stop must be numbers, got bool")
+        raise errors.InvalidArgumentError("{op}: start and stop must be numbers, got bool")
     if not (start.is_floating_point() or start.is_complex()):
         small = start.dtype in (torch.int8, torch.int16, torch.uint8)
         start = start.to(torch.float32 if small else torch.float64)
@@ -314,7 +315,7 @@ def linspace(start, stop, num, name=None, axis=0):
         step = (last - first) / (n - 1)
         middle = first + torch.arange(1, n - 1, dtype=start.dtype, device=start.device) * step
         out = torch.cat([first, middle, last], dim=-1)
-    return out.movedim(-1, _axis(axis, start.ndim, "LinSpace", extra=1))
+    return out.movedim(-1, _axis(axis, start.ndim, extra=1))
 
 
 @op("identity", graph_name="Identity")
@@ -509,7 +510,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - TF'
     if axis is None:
         dims = [i for i, d in enumerate(t.shape) if d == 1]
     else:
-        dims = sorted({_axis(a, t.ndim, "Squeeze") for a in _as_ints(axis)})
+        dims = sorted({_axis(a, t.ndim) for a in _as_ints(axis)})
         for d in dims:
             if t.shape[d] != 1:
                 raise errors.InvalidArgumentError(
@@ -570,7 +571,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002 - TF's name
 @op("broadcast_dynamic_shape", graph_name="BroadcastArgs")
 def broadcast_dynamic_shape(shape_x, shape_y):
     """`tf.broadcast_dynamic_shape`: the broadcast of two shape vectors (their dtype)."""
-    x, y = binary_operands(shape_x, shape_y, "BroadcastArgs")
+    x, y = binary_operands(shape_x, shape_y)
     try:
         out = torch.broadcast_shapes(tuple(x.tolist()), tuple(y.tolist()))
     except RuntimeError:
@@ -624,7 +625,7 @@ def concat(values, axis, name="concat"):
     """`tf.concat(values, axis)` (the TF 1.0+ argument order)."""
     if not isinstance(values, (list, tuple)):
         values = [values]
-    ts = same_dtype_tensors(list(values), "ConcatV2")
+    ts = same_dtype_tensors(list(values))
     if not ts:
         raise ValueError("tf.concat needs at least one value")
     ts, table = _movable_many(ts)
@@ -658,7 +659,7 @@ def concat(values, axis, name="concat"):
 @op(graph_name="Pack")
 def stack(values, axis=0, name="stack"):
     """`tf.stack`: all values must have one shape; `axis` in [-(R+1), R+1) (ValueError)."""
-    ts = same_dtype_tensors(list(values), "Pack")
+    ts = same_dtype_tensors(list(values))
     if not ts:
         raise ValueError("tf.stack needs at least one value")
     ts, table = _movable_many(ts)
@@ -683,7 +684,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     t, table = _movable(to_torch(value))
     if t.ndim == 0:
         raise ValueError("Input shape must have rank at least 1, got a scalar")
-    a = _axis(axis, t.ndim, "Unpack")
+    a = _axis(axis, t.ndim)
     if num is None and isinstance(t.shape[a], torch.SymInt):
         # a graph tensor whose dim is unknown (TF reads it from the static shape)
         raise ValueError("Cannot infer argument `num` from shape %s" % format_shape(
@@ -699,7 +700,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """`tf.split`: into N equal parts (int) or parts of given sizes (one may be -1)."""
     t, table = _movable(to_torch(value))
-    a = _axis(axis, t.ndim, "Split")
+    a = _axis(axis, t.ndim, op_name="Split")
     dim = t.shape[a]
     sizes_arg = num_or_size_splits
     scalar = isinstance(sizes_arg, (int, np.integer)) or (
@@ -809,7 +810,7 @@ def pad_v1(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
 def reverse(tensor, axis, name=None):
     """`tf.reverse(tensor, axis)`: reverse along the listed axes (TF1's v2 form too)."""
     t, table = _movable(to_torch(tensor))
-    dims = [_axis(a, t.ndim, "ReverseV2") for a in _as_ints(axis)]
+    dims = [_axis(a, t.ndim) for a in _as_ints(axis)]
     if len(set(dims)) != len(dims):
         raise errors.InvalidArgumentError("axis %s specified more than once" % dims)
     return _restore(t.flip(dims) if dims else t.clone(), table)
@@ -826,8 +827,8 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None,  # noqa
         raise ValueError("reverse_sequence needs seq_axis")
     t, table = _movable(to_torch(input))
     lengths = to_torch(seq_lengths).to(t.device).long()
-    s_ax = _axis(seq_axis, t.ndim, "ReverseSequence")
-    b_ax = _axis(batch_axis, t.ndim, "ReverseSequence")
+    s_ax = _axis(seq_axis, t.ndim)
+    b_ax = _axis(batch_axis, t.ndim)
     if s_ax == b_ax:
         raise errors.InvalidArgumentError("seq_dim == batch_dim == %d" % s_ax)
     steps = t.shape[s_ax]
@@ -854,7 +855,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TF's name
     if len(shifts) != len(axes):
         raise errors.InvalidArgumentError(
             "shift and axis must have the same size, got %d and %d" % (len(shifts), len(axes)))
-    axes = [_axis(a, t.ndim, "Roll") for a in axes]
+    axes = [_axis(a, t.ndim) for a in axes]
     return _restore(torch.roll(t, shifts, axes), table)
 
 
@@ -874,7 +875,7 @@ def meshgrid(*args, **kwargs):
 
 @op(graph_name="Meshgrid")
 def _meshgrid(values, indexing):
-    ts = same_dtype_tensors(values, "Meshgrid")
+    ts = same_dtype_tensors(values)
     ts = [t.reshape(-1) for t in _same_device(ts)]
     return [g.clone() for g in torch.meshgrid(*ts, indexing=indexing)]
 
@@ -887,7 +888,7 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TF's name
     if axis is None:
         t, a = t.reshape(-1), 0
     else:
-        a = _axis(axis, t.ndim, "Repeat")
+        a = _axis(axis, t.ndim)
     reps = reps.to(t.device).long()
     if reps.numel() == 1:
         reps = reps.reshape(())
@@ -901,12 +902,12 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TF's name
 # ---------------------------------------------------------------- gather / scatter
 
 
-def _gather(params, indices, axis, batch_dims, op_name):
+def _gather(params, indices, axis, batch_dims):
     p, table = _movable(to_torch(params))
     idx = to_torch(indices)
     if idx.is_floating_point() or idx.dtype == torch.bool:
-        raise TypeError("%s: indices must be int32 or int64, got %s"
-                        % (op_name, dtypes.from_torch(idx.dtype).name))
+        raise TypeError("{op}: indices must be int32 or int64, got %s"
+                        % dtypes.from_torch(idx.dtype).name)
     idx = idx.to(p.device).long()
     bd = _as_int(batch_dims)
     if bd < 0:
@@ -914,7 +915,7 @@ def _gather(params, indices, axis, batch_dims, op_name):
     if not 0 <= bd <= idx.ndim:
         raise ValueError("batch_dims = %d out of range for indices of rank %d"
                          % (_as_int(batch_dims), idx.ndim))
-    a = bd if axis is None else _axis(axis, p.ndim, op_name)
+    a = bd if axis is None else _axis(axis, p.ndim)
     if a < bd:
         raise ValueError("batch_dims (%d) must be less than or equal to axis (%d)" % (bd, a))
     limit = p.shape[a]
@@ -923,7 +924,7 @@ def _gather(params, indices, axis, batch_dims, op_name):
         bad = (idx < 0) | (idx >= limit)
         idx = idx.clamp(0, max(limit - 1, 0))
     else:
-        _check_range(idx, limit, "indices", op_name)
+        _check_range(idx, limit, "indices")
     if bd == 0:
         out = p.index_select(a, idx.reshape(-1)).reshape(
             tuple(p.shape[:a]) + tuple(idx.shape) + tuple(p.shape[a + 1:]))
@@ -958,21 +959,21 @@ def _mask_shape(bad, bd, axis, out_rank):
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """TF2 `tf.gather`: `params.shape[:axis] + indices.shape[batch_dims:] +
     params.shape[axis+1:]`. Out-of-range indices raise on CPU, give zeros on GPU (as TF)."""
-    return _gather(params, indices, axis, batch_dims, "GatherV2")
+    return _gather(params, indices, axis, batch_dims)
 
 
 @op(v1=["gather"], graph_name="GatherV2")
 def gather_v1(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
     """TF1 `tf.gather(params, indices, validate_indices, name, axis, batch_dims)`;
     `validate_indices` is ignored, as in TF."""
-    return _gather(params, indices, axis, batch_dims, "GatherV2")
+    return _gather(params, indices, axis, batch_dims)
 
 
 @op(v1=["batch_gather"], graph_name="GatherV2")
 def batch_gather(params, indices, name=None):
     """TF1 `tf.batch_gather`: gather with `batch_dims = rank(indices) - 1`."""
     idx = to_torch(indices)
-    return _gather(params, idx, idx.ndim - 1, idx.ndim - 1, "GatherV2")
+    return _gather(params, idx, idx.ndim - 1, idx.ndim - 1)
 
 
 def _gather_nd(params, indices, batch_dims):
@@ -1036,25 +1037,25 @@ def gather_nd_v1(params, indices, name=None, batch_dims=0):
     return _gather_nd(params, indices, batch_dims)
 
 
-def _scatter_setup(indices, updates, shape, op_name):
+def _scatter_setup(indices, updates, shape):
     """Linear row indices into `shape` viewed as [prod(shape[:K]), prod(shape[K:])]."""
     idx = to_torch(indices)
     if idx.is_floating_point() or idx.dtype == torch.bool:
-        raise TypeError("%s: indices must be int32 or int64" % op_name)
+        raise TypeError("{op}: indices must be int32 or int64")
     idx = idx.to(updates.device).long()
     if idx.ndim == 0:
-        raise errors.InvalidArgumentError("%s: indices must be at least a vector" % op_name)
+        raise errors.InvalidArgumentError("{op}: indices must be at least a vector")
     k = idx.shape[-1]
     if k > len(shape):
         raise errors.InvalidArgumentError(
-            "%s: index innermost dimension length must be <= shape rank; saw: %d vs. %d"
-            % (op_name, k, len(shape)))
+            "{op}: index innermost dimension length must be <= shape rank; saw: %d vs. %d"
+            % (k, len(shape)))
     expected = tuple(idx.shape[:-1]) + tuple(shape[k:])
     if tuple(updates.shape) != expected:
         raise errors.InvalidArgumentError(
-            "%s: updates.shape must be indices.shape[:-1] + shape[indices.shape[-1]:]; "
+            "{op}: updates.shape must be indices.shape[:-1] + shape[indices.shape[-1]:]; "
             "got updates.shape %s, indices.shape %s, shape %s" % (
-                op_name, format_shape(updates.shape), format_shape(idx.shape), format_shape(shape)))
+                format_shape(updates.shape), format_shape(idx.shape), format_shape(shape)))
     flat_idx = idx.reshape(-1, k)
     if _concrete(flat_idx) and flat_idx.numel():
         limits = torch.tensor(shape[:k], device=idx.device, dtype=torch.long)
@@ -1062,8 +1063,8 @@ def _scatter_setup(indices, updates, shape, op_name):
         if bool(bad.any()):
             i = int(bad.nonzero()[0, 0])
             raise errors.InvalidArgumentError(
-                "%s: indices[%d] = %s does not index into shape %s"
-                % (op_name, i, flat_idx[i].tolist(), format_shape(shape)))
+                "{op}: indices[%d] = %s does not index into shape %s"
+                % (i, flat_idx[i].tolist(), format_shape(shape)))
     strides = [1] * k
     for d in builtins.range(k - 2, -1, -1):
         strides[d] = strides[d + 1] * shape[d + 1]
@@ -1083,14 +1084,14 @@ def scatter_nd(indices, updates, shape, name=None):
     """`tf.scatter_nd`: zeros of `shape` with `updates` added at `indices` (duplicates sum)."""
     u = to_torch(updates)
     dims = _as_ints(shape)
-    linear, rows_upd, rows = _scatter_setup(indices, u, dims, "ScatterNd")
+    linear, rows_upd, rows = _scatter_setup(indices, u, dims)
     out = u.new_zeros((rows, rows_upd.shape[1]))
     return out.index_add(0, linear, rows_upd).reshape(dims)
 
 
-def _tensor_scatter(tensor, indices, updates, op_name, how):
-    t, u = binary_operands(tensor, updates, op_name)
-    linear, rows_upd, rows = _scatter_setup(indices, u, list(t.shape), op_name)
+def _tensor_scatter(tensor, indices, updates, how):
+    t, u = binary_operands(tensor, updates)
+    linear, rows_upd, rows = _scatter_setup(indices, u, list(t.shape))
     flat = t.reshape(rows, -1)
     if how == "update":
         out = flat.index_copy(0, linear, rows_upd)
@@ -1107,31 +1108,31 @@ def _tensor_scatter(tensor, indices, updates, op_name, how):
 @op("tensor_scatter_nd_update", v1=["tensor_scatter_update"], graph_name="TensorScatterUpdate")
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """`tf.tensor_scatter_nd_update`: a copy of `tensor` with slices replaced by `updates`."""
-    return _tensor_scatter(tensor, indices, updates, "TensorScatterUpdate", "update")
+    return _tensor_scatter(tensor, indices, updates, "update")
 
 
 @op("tensor_scatter_nd_add", v1=["tensor_scatter_add"], graph_name="TensorScatterAdd")
 def tensor_scatter_nd_add(tensor, indices, updates, name=None):
     """`tf.tensor_scatter_nd_add`: a copy of `tensor` with `updates` added (duplicates sum)."""
-    return _tensor_scatter(tensor, indices, updates, "TensorScatterAdd", "add")
+    return _tensor_scatter(tensor, indices, updates, "add")
 
 
 @op("tensor_scatter_nd_sub", v1=["tensor_scatter_sub"], graph_name="TensorScatterSub")
 def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
     """`tf.tensor_scatter_nd_sub`: a copy of `tensor` with `updates` subtracted."""
-    return _tensor_scatter(tensor, indices, updates, "TensorScatterSub", "sub")
+    return _tensor_scatter(tensor, indices, updates, "sub")
 
 
 @op("tensor_scatter_nd_max", graph_name="TensorScatterMax")
 def tensor_scatter_nd_max(tensor, indices, updates, name=None):
     """`tf.tensor_scatter_nd_max`: elementwise max of `tensor` and the scattered `updates`."""
-    return _tensor_scatter(tensor, indices, updates, "TensorScatterMax", "amax")
+    return _tensor_scatter(tensor, indices, updates, "amax")
 
 
 @op("tensor_scatter_nd_min", graph_name="TensorScatterMin")
 def tensor_scatter_nd_min(tensor, indices, updates, name=None):
     """`tf.tensor_scatter_nd_min`: elementwise min of `tensor` and the scattered `updates`."""
-    return _tensor_scatter(tensor, indices, updates, "TensorScatterMin", "amin")
+    return _tensor_scatter(tensor, indices, updates, "amin")
 
 
 @op("one_hot", graph_name="OneHot")
@@ -1167,7 +1168,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     out = torch.where(hot, on, off)
     a = -1 if axis is None else _as_int(axis)
     if a != -1:
-        a = _axis(a, idx.ndim, "OneHot", extra=1)
+        a = _axis(a, idx.ndim, extra=1)
         out = out.movedim(-1, a)
     return out
 
@@ -1175,12 +1176,12 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 # ---------------------------------------------------------------- where / masks / sets
 
 
-def _select_condition(condition, op_name):
+def _select_condition(condition):
     c = to_torch(condition)
     if c.dtype != torch.bool:
         raise errors.InvalidArgumentError(
-            "cannot compute %s as input #0(zero-based) was expected to be a bool tensor but is "
-            "a %s tensor" % (op_name, dtypes.from_torch(c.dtype).name))
+            "cannot compute {op} as input #0(zero-based) was expected to be a bool tensor but "
+            "is a %s tensor" % dtypes.from_torch(c.dtype).name)
     return c
 
 
@@ -1198,8 +1199,8 @@ def where(condition, x=None, y=None, name=None):
         return _where_coordinates(condition)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    xt, yt = binary_operands(x, y, "Select")
-    c = _select_condition(condition, "Select")
+    xt, yt = binary_operands(x, y)
+    c = _select_condition(condition)
     yt = yt if isinstance(yt, torch.Tensor) else torch.tensor(yt, dtype=xt.dtype,
                                                               device=xt.device)
     if xt.shape != yt.shape:
@@ -1224,8 +1225,8 @@ def where_v2(condition, x=None, y=None, name=None):
         return _where_coordinates(condition)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    xt, yt = binary_operands(x, y, "SelectV2")
-    c = _select_condition(condition, "SelectV2")
+    xt, yt = binary_operands(x, y)
+    c = _select_condition(condition)
     shapes = [tuple(v.shape) if isinstance(v, torch.Tensor) else () for v in (c, xt, yt)]
     try:
         torch.broadcast_shapes(*shapes)
@@ -1334,7 +1335,7 @@ ListDiff = collections.namedtuple("ListDiff", ["out", "idx"])
 @op(v1=["setdiff1d"], graph_name="ListDiff")
 def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
     """TF1 `tf.setdiff1d`: values of `x` not in `y` (order kept) and their positions in x."""
-    xt, yt = binary_operands(x, y, "ListDiff")
+    xt, yt = binary_operands(x, y)
     keep = ~torch.isin(xt, yt.to(xt.device))
     return ListDiff(xt[keep], keep.nonzero().reshape(-1).to(
         dtypes.as_dtype(index_dtype).torch_dtype))
@@ -1343,7 +1344,7 @@ def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
 @op("searchsorted", graph_name="LowerBound")
 def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, name=None):
     """`tf.searchsorted`: per-row search along the innermost dimension."""
-    s, v = binary_operands(sorted_sequence, values, "LowerBound")
+    s, v = binary_operands(sorted_sequence, values)
     if side not in ("left", "right"):
         raise ValueError("Argument `side` must be either 'right' or 'left'. Received: `side` "
                          "= '%s'." % side)
@@ -1360,7 +1361,7 @@ def _sort_setup(values, axis, direction):
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError("Argument `direction` should be one of {'ASCENDING', 'DESCENDING'}. "
                          "Received: `direction` = %s" % direction)
-    return t, _axis(axis, t.ndim, "Sort")
+    return t, _axis(axis, t.ndim, op_name="Sort")
 
 
 @op("sort", graph_name="Sort")

@@ -20,15 +20,16 @@ def _float_tensor(t, op_type):
     return t
 
 
-def _bound(value, like, op_type):
-    """A clip bound converted to the tensor's dtype (Python numbers stay numbers)."""
-    _, bound = binary_operands(like, value, op_type)
+def _bound(value, like):
+    """A clip bound converted to the tensor's dtype (Python numbers stay numbers); a tensor
+    of another dtype raises, naming the op being run."""
+    _, bound = binary_operands(like, value)
     return bound
 
 
-def _tensor_like(value, like, op_type):
+def _tensor_like(value, like):
     """`value` as a tensor of `like`'s dtype (tensors of another dtype raise, like TF)."""
-    return torch.as_tensor(_bound(value, like, op_type), dtype=like.dtype, device=like.device)
+    return torch.as_tensor(_bound(value, like), dtype=like.dtype, device=like.device)
 
 
 @op("clip_by_value", graph_name="ClipByValue")
@@ -36,8 +37,8 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """`tf.clip_by_value`: `maximum(minimum(t, max), min)` with broadcasting bounds; the
     bounds must not change t's shape (ValueError) and must convert to t's dtype."""
     tt = to_torch(t)
-    low = _bound(clip_value_min, tt, "ClipByValue")
-    high = _bound(clip_value_max, tt, "ClipByValue")
+    low = _bound(clip_value_min, tt)
+    high = _bound(clip_value_max, tt)
     if type(tt) is np.ndarray or tt.dtype is torch.bool:
         raise TypeError("clip_by_value does not support dtype %s" % (
             "string" if type(tt) is np.ndarray else "bool"))
@@ -63,7 +64,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`tf.clip_by_norm`: t * clip_norm / max(l2norm(t, axes), clip_norm); a zero norm
     leaves t unchanged (no NaN)."""
     tt = _float_tensor(t, "clip_by_norm")
-    clip = _tensor_like(clip_norm, tt.real if tt.is_complex() else tt, "ClipByNorm")
+    clip = _tensor_like(clip_norm, tt.real if tt.is_complex() else tt)
     l2sum = _l2sum(tt, axes)
     positive = l2sum > 0
     l2norm = torch.where(positive, torch.sqrt(torch.where(positive, l2sum,
@@ -107,7 +108,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     clip_norm), global_norm); None entries stay None; an inf/NaN norm gives NaN tensors."""
     tensors = _tensor_list(t_list, "clip_by_global_norm")
     norm = _global_norm(tensors) if use_norm is None else to_torch(use_norm)
-    clip = _tensor_like(clip_norm, norm, "ClipByGlobalNorm")
+    clip = _tensor_like(clip_norm, norm)
     scale = clip * torch.minimum(1.0 / norm, 1.0 / clip)
     scale = scale + (norm - norm)  # NaN when the norm is inf or NaN, as in TF
     clipped = [None if t is None else t * scale.to(t.dtype) for t in tensors]
@@ -118,7 +119,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
 def clip_by_average_norm(t, clip_norm, name=None):
     """TF1 `tf.clip_by_average_norm`: clips so that l2norm(t) / size(t) <= clip_norm."""
     tt = _float_tensor(t, "clip_by_average_norm")
-    clip = _tensor_like(clip_norm, tt, "ClipByAverageNorm")
+    clip = _tensor_like(clip_norm, tt)
     l2norm_inv = torch.rsqrt(torch.sum(tt * tt))
     n_element = float(tt.numel())
     return tt * clip * torch.minimum(l2norm_inv * n_element, 1.0 / clip)

@@ -25,8 +25,9 @@ _FLOATS = "half, bfloat16, float32, float64"
 # ---------------------------------------------------------------- helpers
 
 
-def _float(value, op_name, param="features"):
-    """Convert to a torch tensor and require a floating dtype, as TF's float-only kernels do."""
+def _float(value, param="features", op_name=errors.RUNNING_OP):
+    """Convert to a torch tensor and require a floating dtype, as TF's float-only kernels do
+    (errors name `op_name`, by default the op being run)."""
     t = to_torch(value)
     if not t.is_floating_point():
         raise TypeError("Value passed to parameter '%s' of %s has DataType %s not in list of "
@@ -86,17 +87,17 @@ def relu6(features, name=None):
 
 @op("nn.elu")
 def elu(features, name=None):
-    return F.elu(_float(features, "Elu"))
+    return F.elu(_float(features))
 
 
 @op("nn.selu")
 def selu(features, name=None):
-    return F.selu(_float(features, "Selu"))
+    return F.selu(_float(features))
 
 
 @op(v2=["nn.gelu"])
 def gelu(features, approximate=False, name=None):
-    return F.gelu(_float(features, "Gelu"), approximate="tanh" if approximate else "none")
+    return F.gelu(_float(features), approximate="tanh" if approximate else "none")
 
 
 @op("nn.leaky_relu")
@@ -118,17 +119,17 @@ def crelu(features, name=None, axis=-1):
 
 @op("nn.softplus", "math.softplus")
 def softplus(features, name=None):
-    return F.softplus(_float(features, "Softplus"))
+    return F.softplus(_float(features))
 
 
 @op("nn.softsign", "math.softsign")
 def softsign(features, name=None):
-    return F.softsign(_float(features, "Softsign"))
+    return F.softsign(_float(features))
 
 
 @op("nn.swish", "nn.silu")
 def swish(features, beta=1.0, name=None):
-    x = _float(features, "Swish")
+    x = _float(features)
     if not is_tensor_value(beta) and beta == 1.0:
         return F.silu(x)
     return x * torch.sigmoid(x * to_torch(beta, dtypes.from_torch(x.dtype)))
@@ -137,24 +138,24 @@ def swish(features, beta=1.0, name=None):
 @op("nn.softmax", "math.softmax")
 def softmax(logits, axis=None, name=None, dim=None):
     """Softmax along `axis` (v1 also `dim`), the last axis by default."""
-    return F.softmax(_float(logits, "Softmax", "logits"), dim=_resolve_axis(axis, dim, -1))
+    return F.softmax(_float(logits, "logits"), dim=_resolve_axis(axis, dim, -1))
 
 
 @op("nn.log_softmax", "math.log_softmax")
 def log_softmax(logits, axis=None, name=None, dim=None):
-    return F.log_softmax(_float(logits, "LogSoftmax", "logits"),
+    return F.log_softmax(_float(logits, "logits"),
                          dim=_resolve_axis(axis, dim, -1))
 
 
 @op("nn.bias_add")
 def bias_add(value, bias, data_format=None, name=None):
     """Adds a 1-D bias to the channel axis (last, or 1 for NC* formats)."""
-    x, b = binary_operands(value, bias, "BiasAdd")
+    x, b = binary_operands(value, bias)
     if b.ndim != 1:
-        raise ValueError("Shape must be rank 1 but is rank %d for bias of BiasAdd" % b.ndim)
+        raise ValueError("Shape must be rank 1 but is rank %d for bias of {op}" % b.ndim)
     channels_first = data_format is not None and data_format.startswith("NC")
     if x.ndim < 2:
-        raise ValueError("Shape must be at least rank 2 but is rank %d for value of BiasAdd"
+        raise ValueError("Shape must be at least rank 2 but is rank %d for value of {op}"
                          % x.ndim)
     axis = 1 if channels_first else x.ndim - 1
     if x.shape[axis] != b.shape[0]:
@@ -169,7 +170,7 @@ def bias_add(value, bias, data_format=None, name=None):
 @op(v1=["nn.xw_plus_b"])
 def xw_plus_b(x, weights, biases, name=None):
     """matmul(x, weights) + biases for a 2-D x."""
-    x, w = binary_operands(x, weights, "MatMul")
+    x, w = binary_operands(x, weights, op_name="MatMul")
     return torch.addmm(to_torch(biases, dtypes.from_torch(x.dtype)), x, w)
 
 
@@ -181,14 +182,14 @@ def relu_layer(x, weights, biases, name=None):
 @op("nn.l2_loss")
 def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""
-    x = _float(t, "L2Loss", "t")
+    x = _float(t, "t")
     return torch.sum(x * x) / 2
 
 
 @op("nn.l2_normalize", "math.l2_normalize")
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x**2, axis), epsilon)); `axis=None` normalizes over every element."""
-    t = _float(x, "L2Normalize", "x")
+    t = _float(x, "x")
     axis = _resolve_axis(axis, dim, None)
     if axis is None:
         square_sum = torch.sum(t * t)
@@ -205,7 +206,7 @@ def _axes(axes, ndim):
 
 
 def _moments(x, axes, keepdims):
-    t = _float(x, "Moments", "x")
+    t = _float(x, "x", op_name="Moments")
     var, mean = torch.var_mean(_upcast(t), dim=_axes(axes, t.ndim), correction=0,
                                keepdim=bool(keepdims))
     return mean.to(t.dtype), var.to(t.dtype)
@@ -226,7 +227,7 @@ def moments_v2(x, axes, shift=None, keepdims=False, name=None):
 @op("nn.normalize_moments")
 def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     """Mean and variance from sufficient statistics (counts, sum, sum of squares, shift)."""
-    mean_ss, variance_ss = binary_operands(mean_ss, variance_ss, "NormalizeMoments")
+    mean_ss, variance_ss = binary_operands(mean_ss, variance_ss)
     divisor = 1.0 / to_torch(counts, dtypes.from_torch(mean_ss.dtype)) \
         if is_tensor_value(counts) or isinstance(counts, torch.Tensor) else 1.0 / counts
     shifted_mean = mean_ss * divisor
@@ -239,7 +240,7 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """(x - mean) * scale / sqrt(variance + eps) + offset (offset/scale may be None)."""
     given = [v for v in (x, mean, variance, offset, scale) if v is not None]
-    tensors = iter(same_dtype_tensors(given, "BatchNormalization"))
+    tensors = iter(same_dtype_tensors(given))
     t, mean, variance = next(tensors), next(tensors), next(tensors)
     offset = next(tensors) if offset is not None else None
     scale = next(tensors) if scale is not None else None
@@ -260,7 +261,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
     TF does, for moving averages); with `exponential_avg_factor` < 1 the returned statistics
     are (1 - f) * given + f * batch. Inference uses and returns the given mean/variance.
     """
-    t = _float(x, "FusedBatchNorm", "x")
+    t = _float(x, "x")
     if t.ndim not in (4, 5):
         raise ValueError("x must be 4-D or 5-D for fused_batch_norm, got shape %s"
                          % format_shape(t.shape))
@@ -303,7 +304,7 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
 
     Unlike torch's `local_response_norm`, alpha is not divided by the window size.
     """
-    t = _float(input, "LRN", "input")
+    t = _float(input, "input", op_name="LRN")
     if t.ndim != 4:
         raise ValueError("Shape must be rank 4 but is rank %d for input of LRN" % t.ndim)
     r = int(depth_radius)
@@ -332,7 +333,7 @@ def top_k(input, k=1, sorted=True, name=None):
 
 
 def _in_top_k(predictions, targets, k):
-    p = _float(predictions, "InTopK", "predictions")
+    p = _float(predictions, "predictions", op_name="InTopK")
     t = to_torch(targets)
     if p.ndim != 2 or t.ndim != 1:
         raise ValueError("in_top_k needs predictions of rank 2 and targets of rank 1, got "
@@ -371,7 +372,7 @@ def _softmax_xent(labels, logits, axis):
     [N, C]), the kernel broadcasts the two matrices (BCast: labels [1, C] serve every row),
     and the loss takes the logits' shape without `axis`. Where TF's gradient for broadcast
     labels has the broadcast shape, ours is summed to the labels' shape."""
-    x = _float(logits, "SoftmaxCrossEntropyWithLogits", "logits")
+    x = _float(logits, "logits", op_name="SoftmaxCrossEntropyWithLogits")
     y = to_torch(labels)
     precise = _upcast(x)
     y = y.to(precise.dtype)  # TF casts labels to the logits' dtype
@@ -421,7 +422,7 @@ def softmax_cross_entropy_with_logits_tf2(labels, logits, axis=-1, name=None):
 
 
 def _sparse_softmax_xent(labels, logits):
-    x = _float(logits, "SparseSoftmaxCrossEntropyWithLogits", "logits")
+    x = _float(logits, "logits", op_name="SparseSoftmaxCrossEntropyWithLogits")
     y = to_torch(labels)
     label_dtype = y.dtype
     if label_dtype is not torch.int32 and label_dtype is not torch.int64:
@@ -482,7 +483,7 @@ def sparse_softmax_cross_entropy_with_logits_v2(labels, logits, name=None):
 
 
 def _sigmoid_xent(labels, logits):
-    x, z = binary_operands(logits, labels, "SigmoidCrossEntropyWithLogits")
+    x, z = binary_operands(logits, labels, op_name="SigmoidCrossEntropyWithLogits")
     if tuple(x.shape) != tuple(z.shape):
         raise ValueError("logits and labels must have the same shape (%s vs %s)"
                          % (tuple(x.shape), tuple(z.shape)))
@@ -505,11 +506,11 @@ def sigmoid_cross_entropy_with_logits_v2(labels=None, logits=None, name=None):
 
 
 def _weighted_xent(labels, logits, pos_weight):
-    x, z = binary_operands(logits, labels, "WeightedCrossEntropyWithLogits")
+    x, z = binary_operands(logits, labels, op_name="WeightedCrossEntropyWithLogits")
     if tuple(x.shape) != tuple(z.shape):
         raise ValueError("logits and labels must have the same shape (%s vs %s)"
                          % (tuple(x.shape), tuple(z.shape)))
-    _, q = binary_operands(x, pos_weight, "WeightedCrossEntropyWithLogits")
+    _, q = binary_operands(x, pos_weight, op_name="WeightedCrossEntropyWithLogits")
     log_weight = 1 + (q - 1) * z
     return (1 - z) * x + log_weight * (torch.log1p(torch.exp(-torch.abs(x))) + torch.relu(-x))
 
@@ -528,7 +529,7 @@ def weighted_cross_entropy_with_logits_v2(labels, logits, pos_weight, name=None)
 @op("nn.log_poisson_loss")
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - targets * log_input, plus Stirling's term for targets > 1 if full."""
-    c, z = binary_operands(log_input, targets, "LogPoissonLoss")
+    c, z = binary_operands(log_input, targets)
     if tuple(c.shape) != tuple(z.shape):
         raise ValueError("log_input and targets must have the same shape (%s vs %s)"
                          % (tuple(c.shape), tuple(z.shape)))
@@ -600,7 +601,7 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
 def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                     sampled_values, subtract_log_q, remove_accidental_hits,
                     partition_strategy, seed):
-    x = _float(inputs, "SampledLogits", "inputs")
+    x = _float(inputs, "inputs", op_name="SampledLogits")
     labels = to_torch(labels).long()
     if labels.ndim == 1:
         labels = labels.unsqueeze(1)
@@ -722,7 +723,7 @@ def _is_channels_last(data_format):
                      "NCW/NCHW/NCDHW (channels first), got %r" % (data_format,))
 
 
-def _spatial(value, n, name, channels_last, op_name):
+def _spatial(value, n, name, channels_last, op_name=errors.RUNNING_OP):
     """strides/dilations/ksize given as an int, or n, 1 or n + 2 ints -> n ints."""
     if value is None:
         return [1] * n
@@ -742,7 +743,7 @@ def _spatial(value, n, name, channels_last, op_name):
                      % (op_name, name, n, n + 2, values))
 
 
-def _pads(padding, sizes, kernel, strides, dilations, channels_last, op_name):
+def _pads(padding, sizes, kernel, strides, dilations, channels_last, op_name=errors.RUNNING_OP):
     """TF padding ("SAME", "VALID" or explicit pairs) -> [(before, after)] per spatial dim."""
     n = len(sizes)
     if isinstance(padding, str):
@@ -820,20 +821,20 @@ def _from_channels_first(y, channels_last):
     return y.permute(0, *range(2, y.ndim), 1) if channels_last else y
 
 
-def _check_rank(x, n, op_name, what="input"):
+def _check_rank(x, n, what="input", op_name=errors.RUNNING_OP):
     if x.ndim != n + 2:
         raise ValueError("%s: %s must be %d-dimensional, got shape %s"
                          % (op_name, what, n + 2, format_shape(x.shape)))
 
 
-def _conv(x, filters, n, strides, padding, dilations, data_format, op_name):
+def _conv(x, filters, n, strides, padding, dilations, data_format, op_name=errors.RUNNING_OP):
     """N-d convolution of `x` with an HWIO (spatial..., in, out) filter; groups inferred."""
-    x, w = binary_operands(x, filters, op_name)
-    _check_rank(x, n, op_name)
-    _check_rank(w, n, op_name, "filter")
+    x, w = binary_operands(x, filters, op_name=op_name)
+    _check_rank(x, n, op_name=op_name)
+    _check_rank(w, n, "filter", op_name=op_name)
     channels_last = _is_channels_last(data_format)
-    strides = _spatial(strides, n, "strides", channels_last, op_name)
-    dilations = _spatial(dilations, n, "dilations", channels_last, op_name)
+    strides = _spatial(strides, n, "strides", channels_last, op_name=op_name)
+    dilations = _spatial(dilations, n, "dilations", channels_last, op_name=op_name)
     sizes = list(x.shape[1:-1] if channels_last else x.shape[2:])
     depth = x.shape[-1] if channels_last else x.shape[1]
     kernel = list(w.shape[:n])
@@ -841,7 +842,7 @@ def _conv(x, filters, n, strides, padding, dilations, data_format, op_name):
         raise errors.InvalidArgumentError(
             "%s: input depth must be evenly divisible by filter depth: %d vs %d"
             % (op_name, depth, w.shape[n]))
-    pads = _pads(padding, sizes, kernel, strides, dilations, channels_last, op_name)
+    pads = _pads(padding, sizes, kernel, strides, dilations, channels_last, op_name=op_name)
     sym, extra = _split_pads(pads)
     xc = _to_channels_first(x, channels_last)
     if any(b or a for b, a in extra):
@@ -856,13 +857,13 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
     """2-D convolution; filter [height, width, in_channels, out_channels]."""
     return _conv(input, filter if filter is not None else filters, 2, strides, padding,
-                 dilations, data_format, "Conv2D")
+                 dilations, data_format, op_name="Conv2D")
 
 
 @op(v2=["nn.conv2d"])
 def conv2d_v2(input, filters, strides, padding, data_format="NHWC", dilations=None,
               name=None):
-    return _conv(input, filters, 2, strides, padding, dilations, data_format, "Conv2D")
+    return _conv(input, filters, 2, strides, padding, dilations, data_format, op_name="Conv2D")
 
 
 @op(v1=["nn.conv1d"])
@@ -870,25 +871,25 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
            data_format=None, name=None, input=None, dilations=None):
     """1-D convolution on NWC (or NCW) with a [width, in, out] filter."""
     return _conv(value if value is not None else input, filters, 1, stride, padding,
-                 dilations, data_format, "Conv1D")
+                 dilations, data_format, op_name="Conv1D")
 
 
 @op(v2=["nn.conv1d"])
 def conv1d_v2(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
-    return _conv(input, filters, 1, stride, padding, dilations, data_format, "Conv1D")
+    return _conv(input, filters, 1, stride, padding, dilations, data_format, op_name="Conv1D")
 
 
 @op(v1=["nn.conv3d"])
 def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",
            dilations=(1, 1, 1, 1, 1), name=None, filters=None):
     return _conv(input, filter if filter is not None else filters, 3, strides, padding,
-                 dilations, data_format, "Conv3D")
+                 dilations, data_format, op_name="Conv3D")
 
 
 @op(v2=["nn.conv3d"])
 def conv3d_v2(input, filters, strides, padding, data_format="NDHWC", dilations=None,
               name=None):
-    return _conv(input, filters, 3, strides, padding, dilations, data_format, "Conv3D")
+    return _conv(input, filters, 3, strides, padding, dilations, data_format, op_name="Conv3D")
 
 
 def _rank_of(filters):
@@ -901,35 +902,34 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
     """N-d convolution, N taken from the filter's rank."""
     w = filter if filter is not None else filters
     return _conv(input, w, _rank_of(w), strides, padding,
-                 dilation_rate if dilation_rate is not None else dilations, data_format,
-                 "Convolution")
+                 dilation_rate if dilation_rate is not None else dilations, data_format)
 
 
 @op(v2=["nn.convolution"])
 def convolution_v2(input, filters, strides=None, padding="VALID", data_format=None,
                    dilations=None, name=None):
     return _conv(input, filters, _rank_of(filters), strides, padding, dilations,
-                 data_format, "Convolution")
+                 data_format, op_name="Convolution")
 
 
 @op("nn.atrous_conv2d")
 def atrous_conv2d(value, filters, rate, padding, name=None):
     """2-D convolution with dilation `rate` and stride 1 (NHWC)."""
-    return _conv(value, filters, 2, 1, padding, rate, "NHWC", "AtrousConv2D")
+    return _conv(value, filters, 2, 1, padding, rate, "NHWC", op_name="AtrousConv2D")
 
 
 def _conv_transpose(x, filters, output_shape, n, strides, padding, dilations, data_format,
-                    op_name):
+                    op_name=errors.RUNNING_OP):
     """Gradient of `_conv` w.r.t. its input; filter (spatial..., out, in), TF's layout.
 
     `output_shape` is read as Python ints (a tensor is read with .tolist()).
     """
-    x, w = binary_operands(x, filters, op_name)
-    _check_rank(x, n, op_name)
-    _check_rank(w, n, op_name, "filter")
+    x, w = binary_operands(x, filters, op_name=op_name)
+    _check_rank(x, n, op_name=op_name)
+    _check_rank(w, n, "filter", op_name=op_name)
     channels_last = _is_channels_last(data_format)
-    strides = _spatial(strides, n, "strides", channels_last, op_name)
-    dilations = _spatial(dilations, n, "dilations", channels_last, op_name)
+    strides = _spatial(strides, n, "strides", channels_last, op_name=op_name)
+    dilations = _spatial(dilations, n, "dilations", channels_last, op_name=op_name)
     out_shape = _int_list(output_shape)
     if len(out_shape) != n + 2:
         raise ValueError("%s: output_shape must have %d elements, got %s"
@@ -949,7 +949,7 @@ def _conv_transpose(x, filters, output_shape, n, strides, padding, dilations, da
         raise errors.InvalidArgumentError("%s: output_shape batch (%d) does not match the "
                                           "input batch (%d)" % (op_name, out_shape[0],
                                                                 x.shape[0]))
-    pads = _pads(padding, out_sizes, kernel, strides, dilations, channels_last, op_name)
+    pads = _pads(padding, out_sizes, kernel, strides, dilations, channels_last, op_name=op_name)
     full, out_pad = [], []
     for i, (size, k, s, d, (b, a)) in enumerate(zip(out_sizes, kernel, strides, dilations,
                                                     pads)):
@@ -980,21 +980,21 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,
     """Transposed 2-D convolution; filter [height, width, out_channels, in_channels]."""
     return _conv_transpose(value if value is not None else input,
                            filter if filter is not None else filters, output_shape, 2,
-                           strides, padding, dilations, data_format, "Conv2DBackpropInput")
+                           strides, padding, dilations, data_format, op_name="Conv2DBackpropInput")
 
 
 @op(v2=["nn.conv2d_transpose"])
 def conv2d_transpose_v2(input, filters, output_shape, strides, padding="SAME",
                         data_format="NHWC", dilations=None, name=None):
     return _conv_transpose(input, filters, output_shape, 2, strides, padding, dilations,
-                           data_format, "Conv2DBackpropInput")
+                           data_format, op_name="Conv2DBackpropInput")
 
 
 @op("nn.conv1d_transpose")
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",
                      data_format="NWC", dilations=None, name=None):
     return _conv_transpose(input, filters, output_shape, 1, strides, padding, dilations,
-                           data_format, "Conv1DBackpropInput")
+                           data_format, op_name="Conv1DBackpropInput")
 
 
 @op(v1=["nn.conv3d_transpose"])
@@ -1003,63 +1003,63 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
                      dilations=None):
     return _conv_transpose(value if value is not None else input,
                            filter if filter is not None else filters, output_shape, 3,
-                           strides, padding, dilations, data_format, "Conv3DBackpropInputV2")
+                           strides, padding, dilations, data_format,
+                           op_name="Conv3DBackpropInputV2")
 
 
 @op(v2=["nn.conv3d_transpose"])
 def conv3d_transpose_v2(input, filters, output_shape, strides, padding="SAME",
                         data_format="NDHWC", dilations=None, name=None):
     return _conv_transpose(input, filters, output_shape, 3, strides, padding, dilations,
-                           data_format, "Conv3DBackpropInputV2")
+                           data_format, op_name="Conv3DBackpropInputV2")
 
 
 @op("nn.conv_transpose")
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,
                    dilations=None, name=None):
     return _conv_transpose(input, filters, output_shape, _rank_of(filters), strides, padding,
-                           dilations, data_format, "ConvTranspose")
+                           dilations, data_format)
 
 
-def _depthwise(x, filter, strides, padding, rate, data_format, op_name):
+def _depthwise(x, filter, strides, padding, rate, data_format, op_name=errors.RUNNING_OP):
     """Depthwise 2-D convolution; filter [h, w, in_channels, multiplier]."""
     w = to_torch(filter)
     if w.ndim != 4:
         raise ValueError("%s: filter must be 4-D [height, width, in_channels, multiplier], "
                          "got shape %s" % (op_name, format_shape(w.shape)))
     channels_last = _is_channels_last(data_format)
-    if rate is not None and max(_spatial(rate, 2, "rate", channels_last, op_name)) > 1 and \
-            max(_spatial(strides, 2, "strides", channels_last, op_name)) > 1:
+    if rate is not None and max(_spatial(rate, 2, "rate", channels_last, op_name=op_name)) > 1 and \
+            max(_spatial(strides, 2, "strides", channels_last, op_name=op_name)) > 1:
         raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
     # output channel c * multiplier + m, as torch's grouped conv orders them
     w = w.reshape(w.shape[0], w.shape[1], 1, w.shape[2] * w.shape[3])
-    return _conv(x, w, 2, strides, padding, rate, data_format, op_name)
+    return _conv(x, w, 2, strides, padding, rate, data_format, op_name=op_name)
 
 
 @op(v1=["nn.depthwise_conv2d"])
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,
                      dilations=None):
     return _depthwise(input, filter, strides, padding, rate if rate is not None else dilations,
-                      data_format, "DepthwiseConv2dNative")
+                      data_format, op_name="DepthwiseConv2dNative")
 
 
 @op(v2=["nn.depthwise_conv2d"])
 def depthwise_conv2d_v2(input, filter, strides, padding, data_format=None, dilations=None,
                         name=None):
     return _depthwise(input, filter, strides, padding, dilations, data_format,
-                      "DepthwiseConv2dNative")
+                      op_name="DepthwiseConv2dNative")
 
 
 @op(v1=["nn.depthwise_conv2d_native"])
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",
                             dilations=(1, 1, 1, 1), name=None):
-    return _depthwise(input, filter, strides, padding, dilations, data_format,
-                      "DepthwiseConv2dNative")
+    return _depthwise(input, filter, strides, padding, dilations, data_format)
 
 
 def _separable(x, depthwise_filter, pointwise_filter, strides, padding, rate, data_format):
     y = _depthwise(x, depthwise_filter, strides, padding, rate, data_format,
-                   "SeparableConv2D")
-    return _conv(y, pointwise_filter, 2, 1, "VALID", 1, data_format, "SeparableConv2D")
+                   op_name="SeparableConv2D")
+    return _conv(y, pointwise_filter, 2, 1, "VALID", 1, data_format, op_name="SeparableConv2D")
 
 
 @op(v1=["nn.separable_conv2d"])
@@ -1077,21 +1077,22 @@ def separable_conv2d_v2(input, depthwise_filter, pointwise_filter, strides, padd
                       data_format)
 
 
-def _pool(value, ksize, strides, padding, data_format, n, kind, op_name, dilations=None):
+def _pool(value, ksize, strides, padding, data_format, n, kind, dilations=None,
+          op_name=errors.RUNNING_OP):
     """Max or average pooling; SAME averages count only the real (unpadded) inputs, as TF."""
-    x = _float(value, op_name, "input")
+    x = _float(value, "input", op_name=op_name)
     if n is None:
         n = x.ndim - 2
     if n not in (1, 2, 3):
         raise ValueError("%s: input must be 3-, 4- or 5-dimensional, got shape %s"
                          % (op_name, format_shape(x.shape)))
-    _check_rank(x, n, op_name)
+    _check_rank(x, n, op_name=op_name)
     channels_last = _is_channels_last(data_format)
-    kernel = _spatial(ksize, n, "ksize", channels_last, op_name)
-    strides = _spatial(strides, n, "strides", channels_last, op_name)
-    dilations = _spatial(dilations, n, "dilations", channels_last, op_name)
+    kernel = _spatial(ksize, n, "ksize", channels_last, op_name=op_name)
+    strides = _spatial(strides, n, "strides", channels_last, op_name=op_name)
+    dilations = _spatial(dilations, n, "dilations", channels_last, op_name=op_name)
     sizes = list(x.shape[1:-1] if channels_last else x.shape[2:])
-    pads = _pads(padding, sizes, kernel, strides, dilations, channels_last, op_name)
+    pads = _pads(padding, sizes, kernel, strides, dilations, channels_last, op_name=op_name)
     xc = _to_channels_first(x, channels_last)
     if kind == "MAX":
         sym, extra = _split_pads(pads)
@@ -1119,55 +1120,55 @@ def _pool(value, ksize, strides, padding, data_format, n, kind, op_name, dilatio
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
     """2-D max pooling (v1 signature)."""
     return _pool(value if value is not None else input, ksize, strides, padding, data_format,
-                 2, "MAX", "MaxPool")
+                 2, "MAX")
 
 
 @op(v2=["nn.max_pool"], v1=["nn.max_pool_v2"])
 def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
     """N-d max pooling, N from the input's rank."""
-    return _pool(input, ksize, strides, padding, data_format, None, "MAX", "MaxPool")
+    return _pool(input, ksize, strides, padding, data_format, None, "MAX", op_name="MaxPool")
 
 
 @op("nn.max_pool1d")
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
-    return _pool(input, ksize, strides, padding, data_format, 1, "MAX", "MaxPool1D")
+    return _pool(input, ksize, strides, padding, data_format, 1, "MAX", op_name="MaxPool1D")
 
 
 @op("nn.max_pool2d")
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    return _pool(input, ksize, strides, padding, data_format, 2, "MAX", "MaxPool")
+    return _pool(input, ksize, strides, padding, data_format, 2, "MAX", op_name="MaxPool")
 
 
 @op("nn.max_pool3d")
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
-    return _pool(input, ksize, strides, padding, data_format, 3, "MAX", "MaxPool3D")
+    return _pool(input, ksize, strides, padding, data_format, 3, "MAX", op_name="MaxPool3D")
 
 
 @op(v1=["nn.avg_pool"])
 def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
     """2-D average pooling (v1 signature); SAME padding is not counted in the average."""
     return _pool(value if value is not None else input, ksize, strides, padding, data_format,
-                 2, "AVG", "AvgPool")
+                 2, "AVG")
 
 
 @op(v2=["nn.avg_pool"], v1=["nn.avg_pool_v2"])
 def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
-    return _pool(input, ksize, strides, padding, data_format, None, "AVG", "AvgPool")
+    return _pool(input, ksize, strides, padding, data_format, None, "AVG", op_name="AvgPool")
 
 
 @op("nn.avg_pool1d")
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
-    return _pool(input, ksize, strides, padding, data_format, 1, "AVG", "AvgPool1D")
+    return _pool(input, ksize, strides, padding, data_format, 1, "AVG", op_name="AvgPool1D")
 
 
 @op("nn.avg_pool2d")
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    return _pool(input, ksize, strides, padding, data_format, 2, "AVG", "AvgPool")
+    return _pool(input, ksize, strides, padding, data_format, 2, "AVG", op_name="AvgPool")
 
 
 @op("nn.avg_pool3d")
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
-    return _pool(input, ksize, strides, padding, data_format, 3, "AVG", "AvgPool3D")
+    return _pool(input, ksize, strides, padding, data_format, 3, "AVG", op_name="AvgPool3D")
 
 
 def _generic_pool(input, window_shape, pooling_type, strides, padding, data_format,
@@ -1178,8 +1179,8 @@ def _generic_pool(input, window_shape, pooling_type, strides, padding, data_form
     if strides is not None and dilations is not None and \
             max(_int_list(strides)) > 1 and max(_int_list(dilations)) > 1:
         raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
-    return _pool(input, window_shape, strides, padding, data_format, n, pooling_type, "Pool",
-                 dilations)
+    return _pool(input, window_shape, strides, padding, data_format, n, pooling_type, dilations,
+                 op_name="Pool")
 
 
 @op(v1=["nn.pool"])
@@ -1202,12 +1203,13 @@ def _max_pool_with_argmax(input, ksize, strides, padding, data_format, output_dt
     if data_format != "NHWC":
         raise ValueError("max_pool_with_argmax supports data_format='NHWC' only, got %r"
                          % (data_format,))
-    x = _float(input, "MaxPoolWithArgmax", "input")
-    _check_rank(x, 2, "MaxPoolWithArgmax")
+    x = _float(input, "input", op_name="MaxPoolWithArgmax")
+    _check_rank(x, 2, op_name="MaxPoolWithArgmax")
     batch, height, width, channels = x.shape
-    kernel = _spatial(ksize, 2, "ksize", True, "MaxPoolWithArgmax")
-    strides = _spatial(strides, 2, "strides", True, "MaxPoolWithArgmax")
-    pads = _pads(padding, [height, width], kernel, strides, [1, 1], True, "MaxPoolWithArgmax")
+    kernel = _spatial(ksize, 2, "ksize", True, op_name="MaxPoolWithArgmax")
+    strides = _spatial(strides, 2, "strides", True, op_name="MaxPoolWithArgmax")
+    pads = _pads(padding, [height, width], kernel, strides, [1, 1], True,
+                 op_name="MaxPoolWithArgmax")
     xc = _pad(_to_channels_first(x, True), pads, float("-inf"))
     values, where = F.max_pool2d(xc, kernel, strides, return_indices=True)
     # torch's index is y * W_padded + x within a channel plane; TF's ((b*H + y)*W + x)*C + c

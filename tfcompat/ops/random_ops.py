@@ -22,21 +22,22 @@ _INTS = (dtypes.int32, dtypes.int64)
 _TRUNC_LOW = 0.5 * math.erfc(2 / math.sqrt(2))  # P(z < -2) of the standard normal
 
 
-def _shape(shape, op_name):
-    """A 1-D shape (list, tuple, TensorShape or int tensor) as Python ints.
+def _shape(shape):
+    """A 1-D shape (list, tuple, TensorShape or int tensor) as Python ints (errors name the
+    op being run).
 
     A tensor shape is read with `.tolist()`: the output shape needs its values.
     """
     if isinstance(shape, TensorShape):
         if not shape.is_fully_defined():
-            raise ValueError("%s: shape must be fully defined, got %s" % (op_name, shape))
+            raise ValueError("{op}: shape must be fully defined, got %s" % (shape,))
         return shape.as_list()
     if isinstance(shape, torch.Tensor) or is_tensor_value(shape):
         t = to_torch(shape)
         if t.ndim != 1:
             raise errors.InvalidArgumentError(
-                "%s: shape must be a vector of {int32,int64}, got shape %s"
-                % (op_name, format_shape(t.shape)))
+                "{op}: shape must be a vector of {int32,int64}, got shape %s"
+                % format_shape(t.shape))
         dims = [int(v) for v in t.tolist()]
     elif isinstance(shape, (list, tuple)):
         dims = [int(to_torch(d).item()) if is_tensor_value(d) or isinstance(d, torch.Tensor)
@@ -45,19 +46,18 @@ def _shape(shape, op_name):
         dims = [int(d) for d in shape]
     else:
         raise errors.InvalidArgumentError(
-            "%s: shape must be a vector of {int32,int64}, got %r" % (op_name, shape))
+            "{op}: shape must be a vector of {int32,int64}, got %r" % (shape,))
     if any(d < 0 for d in dims):
-        raise errors.InvalidArgumentError("%s: shape must be non-negative, got %s"
-                                          % (op_name, dims))
+        raise errors.InvalidArgumentError("{op}: shape must be non-negative, got %s" % (dims,))
     return dims
 
 
-def _dtype(dtype, allowed, op_name):
+def _dtype(dtype, allowed):
     d = dtypes.as_dtype(dtype)
     if d not in allowed:
-        raise TypeError("Value passed to parameter 'dtype' of %s has DataType %s not in list "
-                        "of allowed values: %s" % (op_name, d.name,
-                                                   ", ".join(a.name for a in allowed)))
+        raise TypeError("Value passed to parameter 'dtype' of {op} has DataType %s not in "
+                        "list of allowed values: %s" % (d.name,
+                                                        ", ".join(a.name for a in allowed)))
     return d
 
 
@@ -77,14 +77,14 @@ def _normal(shape, mean, stddev, dtype, gen, device):
     return out * _param(stddev, dtype) + _param(mean, dtype)
 
 
-def _uniform(shape, minval, maxval, dtype, gen, device, op_name):
+def _uniform(shape, minval, maxval, dtype, gen, device):
     if dtype in _INTS:
         if maxval is None:
             raise ValueError("Must specify maxval for integer dtype %s" % dtype.name)
         if isinstance(minval, int) and isinstance(maxval, int):
             if minval >= maxval:
-                raise errors.InvalidArgumentError("%s: Need minval < maxval: %d >= %d"
-                                                  % (op_name, minval, maxval))
+                raise errors.InvalidArgumentError("{op}: Need minval < maxval: %d >= %d"
+                                                  % (minval, maxval))
             return torch.empty(shape, dtype=dtype.torch_dtype, device=device).random_(
                 minval, maxval, generator=gen)
         lo, hi = to_torch(minval, dtype).long(), to_torch(maxval, dtype).long()
@@ -109,28 +109,28 @@ def _truncated(shape, mean, stddev, dtype, gen, device):
 @op("random.normal", v1=["random_normal"], graph_name="RandomStandardNormal")
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values of `shape`."""
-    dtype = _dtype(dtype, _FLOATS, "RandomStandardNormal")
+    dtype = _dtype(dtype, _FLOATS)
     device = context.current_device()
-    return _normal(_shape(shape, "RandomStandardNormal"), mean, stddev, dtype,
+    return _normal(_shape(shape), mean, stddev, dtype,
                    random_seed.generator(seed, device), device)
 
 
 @op("random.uniform", v1=["random_uniform"], graph_name="RandomUniform")
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform values in [minval, maxval); integer dtypes need `maxval`."""
-    dtype = _dtype(dtype, _FLOATS + _INTS, "RandomUniform")
+    dtype = _dtype(dtype, _FLOATS + _INTS)
     device = context.current_device()
-    return _uniform(_shape(shape, "RandomUniform"), minval, maxval, dtype,
-                    random_seed.generator(seed, device), device, "RandomUniform")
+    return _uniform(_shape(shape), minval, maxval, dtype,
+                    random_seed.generator(seed, device), device)
 
 
 @op("random.truncated_normal", v1=["truncated_normal"], graph_name="TruncatedNormal")
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                      name=None):
     """Normal values more than 2 stddev from the mean are redrawn (the same distribution)."""
-    dtype = _dtype(dtype, _FLOATS, "TruncatedNormal")
+    dtype = _dtype(dtype, _FLOATS)
     device = context.current_device()
-    return _truncated(_shape(shape, "TruncatedNormal"), mean, stddev, dtype,
+    return _truncated(_shape(shape), mean, stddev, dtype,
                       random_seed.generator(seed, device), device)
 
 
@@ -150,12 +150,12 @@ def random_shuffle(value, seed=None, name=None):
     return t[torch.argsort(keys)]
 
 
-def _categorical(logits, num_samples, dtype, seed, op_name):
+def _categorical(logits, num_samples, dtype, seed):
     x = to_torch(logits)
     if x.ndim != 2:
         raise errors.InvalidArgumentError("logits should be a matrix, got shape %s"
                                           % format_shape(x.shape))
-    dtype = _dtype(dtype or dtypes.int64, _INTS, op_name)
+    dtype = _dtype(dtype or dtypes.int64, _INTS)
     n = int(to_torch(num_samples).item()) if is_tensor_value(num_samples) or \
         isinstance(num_samples, torch.Tensor) else int(num_samples)
     if x.shape[1] == 0 or n == 0:
@@ -171,24 +171,24 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
     """Samples [batch, num_samples] of class indices from unnormalized log-probabilities.
 
     A tensor `num_samples` is read with `.item()` (the output shape needs it)."""
-    return _categorical(logits, num_samples, output_dtype, seed, "Multinomial")
+    return _categorical(logits, num_samples, output_dtype, seed)
 
 
 @op("random.categorical", graph_name="Multinomial")
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
-    return _categorical(logits, num_samples, dtype, seed, "Multinomial")
+    return _categorical(logits, num_samples, dtype, seed)
 
 
 @op("random.gamma", v1=["random_gamma"], graph_name="RandomGamma")
 def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
     """Gamma(alpha, rate=beta) samples of shape `shape + broadcast(alpha, beta).shape`."""
-    dtype = _dtype(dtype, _FLOATS, "RandomGamma")
+    dtype = _dtype(dtype, _FLOATS)
     a = to_torch(alpha, dtype) if not isinstance(alpha, torch.Tensor) else alpha
     b = None if beta is None else to_torch(beta, dtype) if not isinstance(
         beta, torch.Tensor) else beta
     param_shape = list(a.shape) if b is None else list(torch.broadcast_shapes(a.shape,
                                                                               b.shape))
-    out_shape = _shape(shape, "RandomGamma") + param_shape
+    out_shape = _shape(shape) + param_shape
     compute = torch.float64 if dtype is dtypes.float64 else torch.float32
     concentration = a.to(compute).expand(out_shape).contiguous()
     sample = torch._standard_gamma(concentration,
@@ -200,11 +200,11 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
 
 
 def _poisson(lam, shape, dtype, seed):
-    dtype = _dtype(dtype, _FLOATS + _INTS, "RandomPoissonV2")
+    dtype = _dtype(dtype, _FLOATS + _INTS)
     rate = to_torch(lam)
     if not rate.is_floating_point():
         rate = rate.double()
-    out_shape = _shape(shape, "RandomPoissonV2") + list(rate.shape)
+    out_shape = _shape(shape) + list(rate.shape)
     compute = torch.float64 if rate.dtype == torch.float64 else torch.float32
     sample = torch.poisson(rate.to(compute).expand(out_shape).contiguous(),
                            generator=random_seed.generator(seed, rate.device))
@@ -228,7 +228,7 @@ def random_crop(value, size, seed=None, name=None):
 
     A tensor `size` is read with `.tolist()`."""
     t = to_torch(value)
-    size = _shape(size, "RandomCrop")
+    size = _shape(size)
     if len(size) != t.ndim:
         raise ValueError("size must have %d elements (the rank of value), got %s"
                          % (t.ndim, size))
@@ -246,13 +246,13 @@ def random_crop(value, size, seed=None, name=None):
     return t[tuple(index)]
 
 
-def _stateless_generator(seed, device, op_name):
+def _stateless_generator(seed, device):
     """A generator determined by the seed pair (read with `.tolist()` when a tensor)."""
     pair = [int(v) for v in to_torch(seed).reshape(-1).tolist()] if is_tensor_value(seed) or \
         isinstance(seed, torch.Tensor) else [int(v) for v in seed]
     if len(pair) != 2:
-        raise errors.InvalidArgumentError("%s: seed must have shape [2], not [%d]"
-                                          % (op_name, len(pair)))
+        raise errors.InvalidArgumentError("{op}: seed must have shape [2], not [%d]"
+                                          % len(pair))
     gen = torch.Generator(device=device)
     gen.manual_seed(((pair[0] & 0xFFFFFFFF) << 32 | (pair[1] & 0xFFFFFFFF)) % (2 ** 63))
     return gen
@@ -262,28 +262,27 @@ def _stateless_generator(seed, device, op_name):
 def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None,
                       alg="auto_select"):
     """Uniform values determined by `shape` and the seed pair `seed`."""
-    dtype = _dtype(dtype, _FLOATS + _INTS, "StatelessRandomUniformV2")
+    dtype = _dtype(dtype, _FLOATS + _INTS)
     device = context.current_device()
-    return _uniform(_shape(shape, "StatelessRandomUniformV2"), minval, maxval, dtype,
-                    _stateless_generator(seed, device, "StatelessRandomUniformV2"), device,
-                    "StatelessRandomUniformV2")
+    return _uniform(_shape(shape), minval, maxval, dtype,
+                    _stateless_generator(seed, device), device)
 
 
 @op("random.stateless_normal", graph_name="StatelessRandomNormalV2")
 def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
                      alg="auto_select"):
     """Normal values determined by `shape` and the seed pair `seed`."""
-    dtype = _dtype(dtype, _FLOATS, "StatelessRandomNormalV2")
+    dtype = _dtype(dtype, _FLOATS)
     device = context.current_device()
-    return _normal(_shape(shape, "StatelessRandomNormalV2"), mean, stddev, dtype,
-                   _stateless_generator(seed, device, "StatelessRandomNormalV2"), device)
+    return _normal(_shape(shape), mean, stddev, dtype,
+                   _stateless_generator(seed, device), device)
 
 
 @op("random.stateless_truncated_normal", graph_name="StatelessTruncatedNormalV2")
 def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
                                name=None, alg="auto_select"):
-    dtype = _dtype(dtype, _FLOATS, "StatelessTruncatedNormalV2")
+    dtype = _dtype(dtype, _FLOATS)
     device = context.current_device()
-    return _truncated(_shape(shape, "StatelessTruncatedNormalV2"), mean, stddev, dtype,
-                      _stateless_generator(seed, device, "StatelessTruncatedNormalV2"),
+    return _truncated(_shape(shape), mean, stddev, dtype,
+                      _stateless_generator(seed, device),
                       device)

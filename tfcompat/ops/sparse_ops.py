@@ -218,7 +218,7 @@ def _sparse_reduce_sum(indices, values, dense_shape, axis, keepdims):
     dense = vals.new_zeros(shape).index_put(tuple(idx.to(vals.device).unbind(1)), vals,
                                             accumulate=True)
     dims = list(range(len(shape))) if axis is None else sorted(
-        {_axis(a, len(shape), "SparseReduceSum") for a in _as_ints(axis)})
+        {_axis(a, len(shape)) for a in _as_ints(axis)})
     return dense.sum(dim=dims, keepdim=bool(keepdims), dtype=vals.dtype) if dims else dense
 
 
@@ -249,7 +249,7 @@ def _sparse_dense_matmul(indices, values, dense_shape, b, adjoint_a, adjoint_b):
     bt = to_torch(b)
     if bt.dtype != vals.dtype:
         raise errors.InvalidArgumentError(
-            "SparseTensorDenseMatMul: the SparseTensor has dtype %s but b has dtype %s"
+            "{op}: the SparseTensor has dtype %s but b has dtype %s"
             % (dtypes.from_torch(vals.dtype).name, dtypes.from_torch(bt.dtype).name))
     shape = _as_ints(dense_shape)
     if len(shape) != 2 or bt.ndim != 2:

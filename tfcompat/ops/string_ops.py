@@ -412,7 +412,7 @@ def _reduce_join(inputs, axis, keepdims, separator):
     array = _strings(inputs, "inputs")
     sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
     dims = list(range(array.ndim)) if axis is None else sorted(
-        {_axis(a, array.ndim, "ReduceJoin") for a in _as_ints(axis)})
+        {_axis(a, array.ndim) for a in _as_ints(axis)})
     kept = [d for d in range(array.ndim) if d not in dims]
     moved = np.transpose(array, kept + dims)
     rows = moved.reshape(tuple(array.shape[d] for d in kept) + (-1,)) if array.size else \
