@@ -103,6 +103,34 @@ def spd(shape, **options):
 
 
 @dataclasses.dataclass(frozen=True)
+class Samples:
+    """What a random op's outputs satisfy, checked in place of a numpy reference: the
+    first output's `shape` and its values within [`low`, `high`]; `statistics(outputs,
+    *arrays)` gives (measured, expected) pairs (moments, frequencies, the values put back in
+    order) that agree within `atol` over the sample. `stateless`: the seed alone gives the
+    values (a call repeats, graph and eager agree); otherwise a second call in a row gives
+    new values and re-setting the same global and op seeds replays the first."""
+    shape: tuple
+    statistics: Callable = lambda outputs, *arrays: []
+    low: float = -np.inf
+    high: float = np.inf
+    atol: float = 0.05
+    stateless: bool = False
+
+    def verify(self, outputs, arrays):
+        first = outputs[0]
+        assert first.shape == tuple(self.shape), (first.shape, self.shape)
+        assert self.low <= first.min() and first.max() <= self.high, \
+            (first.min(), first.max(), self.low, self.high)
+        for i, (measured, expected) in enumerate(self.statistics(outputs, *arrays)):
+            np.testing.assert_allclose(np.asarray(measured, float), np.asarray(expected, float),
+                                       rtol=0, atol=self.atol, err_msg="statistic %d" % i)
+
+
+RANDOM_SEED = 1234   # the global seed a random record's run sets
+
+
+@dataclasses.dataclass(frozen=True)
 class OpRecord:
     """An op under test.
 
@@ -113,8 +141,10 @@ class OpRecord:
     CASE_DTYPE become the case's dtype. `grad_args`: indexes of the arguments
     differentiated (empty: not differentiable in TF); `grad_outputs`: the outputs whose
     gradients TF's gradient function uses (None: all floating outputs). `xfail`: check
-    name ("eager", "graph", "gradient", or with the dtype, "graph-float64") -> why it
-    fails.
+    name ("eager", "graph", "gradient", "replay", or with the dtype, "graph-float64") ->
+    why it fails.
+    A random op has `samples` (see `Samples`) instead of a `reference`; each run sets the
+    global seed first (the op seed is a kwarg), so its gradients are those of one draw.
     """
     path: str
     args: tuple
@@ -130,6 +160,7 @@ class OpRecord:
     api: str = "v2"
     name: Optional[str] = None
     xfail: dict = dataclasses.field(default_factory=dict)
+    samples: Optional[Samples] = None
 
     @property
     def id(self):
@@ -142,14 +173,21 @@ class OpRecord:
     def expected(self, arrays, dtype):
         results = self.reference(*arrays)
         results = list(results) if isinstance(results, (tuple, list)) else [results]
+        return [np.asarray(r).astype(d)
+                for r, d in zip(results, self.out_dtypes(dtype, len(results)))]
+
+    def out_dtypes(self, dtype, count):
+        """The numpy dtypes of the op's `count` outputs in a `dtype` case."""
         out = self.out_dtype if self.out_dtype is not None else dtype
         out = out.get(dtype) if isinstance(out, dict) else out
-        out = out if isinstance(out, tuple) else (out,) * len(results)
-        return [np.asarray(r).astype(dtype if d is None else d)
-                for r, d in zip(results, out)]
+        out = out if isinstance(out, tuple) else (out,) * count
+        return [np.dtype(dtype if d is None else d) for d in out]
 
-    def run(self, tensors, dtype):
-        """The op's result on `tensors` (eager tensors or placeholders) in a `dtype` case."""
+    def run(self, tensors, dtype, reseed=True):
+        """The op's result on `tensors` (eager tensors or placeholders) in a `dtype` case;
+        a random op's run first sets the global seed unless `reseed` is False."""
+        if self.samples is not None and reseed:
+            tf.random.set_seed(RANDOM_SEED)
         kwargs = {k: (tf.as_dtype(dtype) if v is CASE_DTYPE else v)
                   for k, v in self.kwargs.items()}
         if self.call is not None:
@@ -767,9 +805,7 @@ COMPLEX_OF_REAL = {F32: C64, F64: C128}
 RECORDS += [
     unary("math.erfinv", UNIT, _erfinv),
     OpRecord("complex", (uniform((2, 3)), uniform((2, 3))), lambda a, b: a + 1j * b,
-             out_dtype=COMPLEX_OF_REAL, grad_args=(),
-             xfail={"graph": "static shape of tf.complex(placeholder [None, 3], same) is "
-                             "[3, 3]: the fake run's stand-in size leaks in (TF: [None, 3])"}),
+             out_dtype=COMPLEX_OF_REAL, grad_args=()),
     OpRecord("math.real", (complex_uniform((2, 3)),), np.real, (C64, C128),
              out_dtype=REAL_OF_COMPLEX, grad_args=()),
     OpRecord("math.imag", (complex_uniform((2, 3)),), np.imag, (C64, C128),
@@ -1259,10 +1295,7 @@ RECORDS += [
                   "target_width": 3}),
     image("pad_to_bounding_box", lambda v: np.pad(v, [(0, 0), (1, 1), (2, 1), (0, 0)]),
           kwargs={"offset_height": 1, "offset_width": 2, "target_height": 5,
-                  "target_width": 7},
-          xfail={"graph": "static shape of pad_to_bounding_box(placeholder [None, 3, 4, 3]) "
-                          "is [3, 5, 7, 3]: the fake run's stand-in batch size leaks in "
-                          "(TF: [None, 5, 7, 3])"}),
+                  "target_width": 7}),
     image("central_crop", lambda v: v[:, 1:3, 2:6], (uniform((1, 4, 8, 2), 0, 1),),
           kwargs={"central_fraction": 0.5}),
     image("per_image_standardization", _standardized),
@@ -1282,10 +1315,7 @@ RECORDS += [
           grad_args=()),
     image("resize_with_crop_or_pad", lambda v: np.pad(v[:, :, 1:3], [(0, 0), (1, 1), (0, 0),
                                                                       (0, 0)]),
-          kwargs={"target_height": 5, "target_width": 2},
-          xfail={"graph": "static shape of resize_with_crop_or_pad(placeholder [None, 3, 4, "
-                          "3]) is [3, 5, 2, 3]: the stand-in batch size leaks in (TF: [None, "
-                          "5, 2, 3])"}),
+          kwargs={"target_height": 5, "target_width": 2}),
     image("hsv_to_rgb", _rgb, (uniform((2, 3, 4, 3), 0.05, 0.95),), grad_args=()),
     image("convert_image_dtype", lambda v: v / 255, (integers((2, 3, 4, 3), 0, 256, np.uint8),),
           kwargs={"dtype": CASE_DTYPE}, grad_args=()),
@@ -1430,6 +1460,192 @@ RECORDS += [
                               "cannot be 1 modulo 4'); TF builds it and decodes when run"}),
     string_op("strings.unicode_transcode", _bytes(lambda b: b.decode().encode("utf-16-be")),
               kwargs={"input_encoding": "UTF-8", "output_encoding": "UTF-16-BE"}),
+]
+
+# ---------------------------------------------------------------- random ops
+
+TRUNCATED_STD = 0.8796256610342398   # std of the standard normal cut at +-2
+SESSION_REPLAY = ("a new Session on the same graph continues the op's sequence: generators "
+                  "are kept per (global seed, op seed), not per Session; TF's kernels seed "
+                  "theirs per Session (tf.compat.v1.set_random_seed's documented example: "
+                  "sess2 repeats sess1's A1, A2)")
+
+
+RANDOM_FLIP_GRAPH = ("images of unknown batch size do not build: torch.rand of the "
+                     "symbolic batch ('SymIntArrayRef expected to contain only concrete "
+                     "integers'); TF builds a [None, h, w, c] graph")
+SEEDED_INITIALIZER_GRAPH = ("a seeded Keras 2 initializer's graph node re-draws on each run; "
+                            "Keras 2.15 initializers draw with stateless ops of seed "
+                            "[seed, 0] (backend.RandomGenerator(seed, rng_type='stateless')),"
+                            " so every run gives the same values")
+
+
+def random_op(path, samples, args=(), dtypes=FLOATS, **options):
+    """A random op's record: static `kwargs` (shape, seed), `samples` to check."""
+    options.setdefault("grad_args", ())
+    if not samples.stateless:
+        options["xfail"] = {"replay": SESSION_REPLAY, **options.get("xfail", {})}
+    return OpRecord(path, args, None, dtypes, samples=samples, **options)
+
+
+def moments(mean, std):
+    """The sample's mean and standard deviation."""
+    return lambda outputs: [(outputs[0].mean(), mean), (outputs[0].std(), std)]
+
+
+def per_column_moments(mean, std):
+    """Mean and std over the first axis (samples of a parameter vector), vs arrays."""
+    return lambda outputs, *arrays: [(outputs[0].mean(0), mean(*arrays)),
+                                      (outputs[0].std(0), std(*arrays))]
+
+
+def _class_frequencies(outputs, logits):
+    samples = outputs[0]
+    frequencies = np.stack([np.bincount(row, minlength=logits.shape[1]) / row.size
+                            for row in samples])
+    probabilities = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    return [(frequencies, probabilities)]
+
+
+def _rows_in_order(outputs, value):
+    """A shuffle moves whole rows: sorted by their (distinct) first entries they are
+    `value`'s rows."""
+    shuffled = outputs[0]
+    return [(shuffled[np.argsort(shuffled[:, 0], kind="stable")], value),
+            (np.mean(shuffled[:, 0] != value[:, 0]) > 0.5, True)]
+
+
+def _crop_offsets_removed(outputs, value):
+    """A crop of an arange image, less its first element, is the same for every offset."""
+    crop = outputs[0]
+    return [(crop - crop.flat[0], value[:crop.shape[0], :crop.shape[1]] - value.flat[0])]
+
+
+def _dropout_statistics(rate):
+    """Dropped elements are 0 (a fraction `rate` of them), kept ones scaled by 1/(1-rate)."""
+    def statistics(outputs, x):
+        y = outputs[0]
+        return [(np.mean(y == 0), rate), (np.where(y == 0, x / (1 - rate), y), x / (1 - rate))]
+    return statistics
+
+
+def _flip_statistics(axis):
+    """Each image is itself or flipped along `axis`, half of them flipped."""
+    def statistics(outputs, images):
+        out, flipped = outputs[0], np.flip(images, axis)
+        was_flipped = (out == flipped).all(axis=(1, 2, 3))
+        return [(was_flipped.mean(), 0.5),
+                ((out == images).all(axis=(1, 2, 3)) | was_flipped, True)]
+    return statistics
+
+
+def _log_uniform_candidates(outputs, true_classes):
+    """Unique sampled classes in [0, range_max); expected counts positive and at most 1."""
+    sampled, true_count, sampled_count = outputs
+    return [(len(np.unique(sampled)), sampled.size), (np.all(true_count > 0), True),
+            (np.all((sampled_count > 0) & (sampled_count <= 1 + 1e-6)), True)]
+
+
+SHAPE = [100, 100]
+GAMMA_ALPHA = np.array([1.5, 4.0])
+POISSON_RATE = np.array([2.0, 5.0])
+SHUFFLED = np.arange(600).reshape(200, 3) % 997
+LOGITS = np.array([[0.0, 1.0, 2.0, -1.0], [0.5, 0.5, 0.5, 0.5]])
+IMAGES = np.arange(400 * 2 * 3).reshape(400, 2, 3, 1)
+CROPPED = np.arange(120).reshape(12, 10)
+SAMPLED_LOSS_ARGS = (uniform((10, 4), unknown_batch=False), uniform((10,), unknown_batch=False),
+                     fixed(np.array([[1], [7], [3]]), I64), uniform((3, 4)))
+
+
+def sampled_loss_record(path, **options):
+    """nce_loss / sampled_softmax_loss over 10 classes, 4 sampled: per-example losses
+    (positive); gradients of one draw (the sampler is seeded)."""
+    return random_op(path, Samples((3,), low=0.0), SAMPLED_LOSS_ARGS,
+                     call=lambda op, w, b, labels, x: op(w, b, labels, x, num_sampled=4,
+                                                         num_classes=10),
+                     grad_args=(0, 1, 3), **options)
+
+
+RECORDS += [
+    random_op("random.normal", Samples(SHAPE, moments(1.0, 2.0)),
+              kwargs={"shape": SHAPE, "mean": 1.0, "stddev": 2.0, "dtype": CASE_DTYPE,
+                      "seed": 7}),
+    random_op("random.uniform", Samples(SHAPE, moments(1.0, 4 / math.sqrt(12)), -1.0, 3.0),
+              kwargs={"shape": SHAPE, "minval": -1.0, "maxval": 3.0, "dtype": CASE_DTYPE,
+                      "seed": 7}),
+    random_op("random.uniform", Samples(SHAPE, moments(4.5, math.sqrt(99 / 12)), 0, 9),
+              dtypes=(I32, I64), name="random.uniform(int)",
+              kwargs={"shape": SHAPE, "minval": 0, "maxval": 10, "dtype": CASE_DTYPE,
+                      "seed": 7}),
+    random_op("random.truncated_normal",
+              Samples(SHAPE, moments(0.5, 2 * TRUNCATED_STD), 0.5 - 4, 0.5 + 4),
+              kwargs={"shape": SHAPE, "mean": 0.5, "stddev": 2.0, "dtype": CASE_DTYPE,
+                      "seed": 7}),
+    random_op("random.stateless_uniform",
+              Samples(SHAPE, moments(1.0, 4 / math.sqrt(12)), -1.0, 3.0, stateless=True),
+              kwargs={"shape": SHAPE, "seed": [3, 4], "minval": -1.0, "maxval": 3.0,
+                      "dtype": CASE_DTYPE}),
+    random_op("random.stateless_normal", Samples(SHAPE, moments(1.0, 2.0), stateless=True),
+              kwargs={"shape": SHAPE, "seed": [3, 4], "mean": 1.0, "stddev": 2.0,
+                      "dtype": CASE_DTYPE}),
+    random_op("random.stateless_truncated_normal",
+              Samples(SHAPE, moments(0.5, 2 * TRUNCATED_STD), 0.5 - 4, 0.5 + 4,
+                      stateless=True),
+              kwargs={"shape": SHAPE, "seed": [3, 4], "mean": 0.5, "stddev": 2.0,
+                      "dtype": CASE_DTYPE}),
+    random_op("random.shuffle", Samples(SHUFFLED.shape, _rows_in_order, atol=0),
+              (fixed(SHUFFLED),), NUMERIC, kwargs={"seed": 7}),
+    random_op("random.categorical", Samples((2, 4000), _class_frequencies, 0, 3),
+              (fixed(LOGITS),), kwargs={"num_samples": 4000, "seed": 7}, out_dtype=I64),
+    random_op("random.multinomial", Samples((2, 4000), _class_frequencies, 0, 3),
+              (fixed(LOGITS),), kwargs={"num_samples": 4000, "seed": 7}, out_dtype=I64,
+              api="v1"),
+    random_op("random.gamma",
+              Samples((4000, 2), per_column_moments(lambda a: a / 2, lambda a: np.sqrt(a) / 2),
+                      low=0.0, atol=0.08),
+              (fixed(GAMMA_ALPHA, unknown_batch=False),),
+              call=lambda op, alpha, **kw: op([4000], alpha, **kw),
+              kwargs={"beta": 2.0, "dtype": CASE_DTYPE, "seed": 7}),
+    random_op("random.poisson",
+              Samples((4000, 2), per_column_moments(lambda r: r, np.sqrt), low=0.0, atol=0.12),
+              (fixed(POISSON_RATE, unknown_batch=False),),
+              call=lambda op, rate, **kw: op([4000], rate, **kw),
+              kwargs={"dtype": CASE_DTYPE, "seed": 7}),
+    random_op("random.poisson",
+              Samples((4000, 2), per_column_moments(lambda r: r, np.sqrt), low=0.0, atol=0.12),
+              (fixed(POISSON_RATE, unknown_batch=False),), api="v1", name="random.poisson(v1)",
+              call=lambda op, rate, **kw: op(rate, [4000], **kw),
+              kwargs={"dtype": CASE_DTYPE, "seed": 7}),
+    random_op("image.random_crop", Samples((5, 6), _crop_offsets_removed, atol=0),
+              (fixed(CROPPED),), NUMERIC, kwargs={"size": [5, 6], "seed": 7}, grad_args=(0,)),
+    random_op("nn.dropout", Samples((30, 30), _dropout_statistics(0.3), atol=0.05),
+              (positive((30, 30)),), kwargs={"rate": 0.3, "seed": 7}, grad_args=(0,)),
+    random_op("nn.dropout", Samples((30, 30), _dropout_statistics(0.3), atol=0.05),
+              (positive((30, 30)),), kwargs={"keep_prob": 0.7, "seed": 7}, grad_args=(0,),
+              api="v1", name="nn.dropout(v1)"),
+    random_op("image.random_flip_left_right", Samples(IMAGES.shape, _flip_statistics(2),
+                                                      atol=0.1),
+              (fixed(IMAGES),), NUMERIC, kwargs={"seed": 7},
+              xfail={"graph": RANDOM_FLIP_GRAPH}),
+    random_op("image.random_flip_up_down", Samples(IMAGES.shape, _flip_statistics(1),
+                                                   atol=0.1),
+              (fixed(IMAGES),), NUMERIC, kwargs={"seed": 7},
+              xfail={"graph": RANDOM_FLIP_GRAPH}),
+    random_op("random.log_uniform_candidate_sampler",
+              Samples((50,), _log_uniform_candidates, 0, 99, atol=0),
+              (fixed(np.array([[3], [40]]), I64),), dtypes=(I64,),
+              kwargs={"num_true": 1, "num_sampled": 50, "unique": True, "range_max": 100,
+                      "seed": 7}, out_dtype=(I64, F32, F32)),
+    sampled_loss_record("nn.nce_loss"),
+    sampled_loss_record("nn.sampled_softmax_loss"),
+    random_op("keras.initializers.RandomNormal",
+              Samples(SHAPE, moments(1.0, 2.0), stateless=True),
+              call=lambda cls, dtype: cls(mean=1.0, stddev=2.0, seed=7)(SHAPE, dtype),
+              kwargs={"dtype": CASE_DTYPE}, xfail={"graph": SEEDED_INITIALIZER_GRAPH}),
+    random_op("random_uniform_initializer",
+              Samples(SHAPE, moments(1.0, 4 / math.sqrt(12)), -1.0, 3.0), api="v1",
+              call=lambda cls, dtype: cls(-1.0, 3.0, seed=7)(SHAPE, dtype),
+              kwargs={"dtype": CASE_DTYPE}),
 ]
 
 _names = [record.id for record in RECORDS]

@@ -4,6 +4,11 @@
   allows), static shapes compatible with eager's, `Session.run` values equal to eager's;
 - gradient (float64): `tf.GradientTape` gradients of sum(outputs * random cotangents)
   against central finite differences of the op itself.
+A random op's record has `samples` instead of a numpy reference: eager and graph check the
+samples' shape, dtype, range and statistics, and seeded determinism (a stateful op's second
+call gives new values, the same seeds replay the first; a stateless op repeats its values
+and its graph gives eager's); "replay" checks that a new `Session` on the same graph
+restarts a stateful op's sequence, as TF documents for `tf.compat.v1.set_random_seed`.
 """
 import numpy as np
 import pytest
@@ -22,8 +27,19 @@ def _flat(result):
     return [result]
 
 
-def _run(record, tensors, dtype):
-    return _flat(record.run(tensors, dtype))
+def _run(record, tensors, dtype, reseed=True):
+    return _flat(record.run(tensors, dtype, reseed))
+
+
+def _numpy(results):
+    return [np.asarray(r.numpy()) for r in results]
+
+
+@pytest.fixture(autouse=True)
+def _no_global_seed():
+    """Random records set the global seed; later tests start without one."""
+    yield
+    tf.random.set_seed(None)
 
 
 def _assert_close(actual, expected, tolerance, what):
@@ -35,7 +51,41 @@ def _assert_close(actual, expected, tolerance, what):
         np.testing.assert_array_equal(actual, expected, err_msg=what)
 
 
+def _assert_dtypes(record, results, dtype):
+    wanted = record.out_dtypes(dtype, len(results))
+    assert [r.dtype for r in results] == [tf.as_dtype(w) for w in wanted], (
+        [r.dtype for r in results], wanted)
+
+
+def _assert_same_draws(actual, expected, what):
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        np.testing.assert_array_equal(a, e, err_msg="%s: output %d" % (what, i))
+
+
+def _assert_new_draws(actual, previous):
+    assert any(not np.array_equal(a, p) for a, p in zip(actual, previous)), \
+        "a second call repeated the first call's values"
+
+
+def check_eager_samples(record, dtype):
+    arrays = record.arrays(dtype)
+    tensors = [tf.constant(a) for a in arrays]
+    results = _run(record, tensors, dtype)
+    _assert_dtypes(record, results, dtype)
+    first = _numpy(results)
+    record.samples.verify(first, arrays)
+    again = _numpy(_run(record, tensors, dtype, reseed=False))
+    if record.samples.stateless:
+        _assert_same_draws(again, first, "a stateless op's second call")
+    else:
+        _assert_new_draws(again, first)
+        _assert_same_draws(_numpy(_run(record, tensors, dtype)), first,
+                           "the same global and op seeds")
+
+
 def check_eager(record, dtype):
+    if record.samples is not None:
+        return check_eager_samples(record, dtype)
     arrays = record.arrays(dtype)
     results = _run(record, [tf.constant(a) for a in arrays], dtype)
     expected = record.expected(arrays, dtype)
@@ -52,20 +102,69 @@ def _placeholder_shape(arg, array):
     return list(array.shape)
 
 
+def _placeholders(record, arrays):
+    return [tf.compat.v1.placeholder(tf.as_dtype(a.dtype), _placeholder_shape(arg, a))
+            for arg, a in zip(record.args, arrays)]
+
+
+def _assert_static_shapes(outputs, values):
+    """Each graph output's static shape is compatible with its value's shape."""
+    assert len(outputs) == len(values)
+    for i, (output, value) in enumerate(zip(outputs, values)):
+        static = output.shape.as_list()
+        actual = list(np.shape(value))
+        assert static is None or (len(static) == len(actual) and all(
+            s is None or s == a for s, a in zip(static, actual))), (i, static, actual)
+
+
+def _graph_draws(record, arrays, dtype, sessions=1, runs=1):
+    """The record built in a new graph of placeholders: the values of `runs` runs in each
+    of `sessions` new Sessions."""
+    with tf.Graph().as_default():
+        placeholders = _placeholders(record, arrays)
+        outputs = _run(record, placeholders, dtype)
+        _assert_dtypes(record, outputs, dtype)
+        feed = dict(zip(placeholders, arrays))
+        draws = []
+        for _ in range(sessions):
+            with tf.compat.v1.Session() as sess:
+                draws += [sess.run(outputs, feed) for _ in range(runs)]
+    _assert_static_shapes(outputs, draws[0])
+    return draws
+
+
+def check_graph_samples(record, dtype):
+    arrays = record.arrays(dtype)
+    first, again = _graph_draws(record, arrays, dtype, runs=2)
+    record.samples.verify(first, arrays)
+    if record.samples.stateless:
+        _assert_same_draws(again, first, "a stateless op's second run")
+        eager = _numpy(_run(record, [tf.constant(a) for a in arrays], dtype))
+        _assert_same_draws(first, eager, "a stateless op in a graph and eagerly")
+    else:
+        _assert_new_draws(again, first)
+    rebuilt, = _graph_draws(record, arrays, dtype)
+    _assert_same_draws(rebuilt, first, "a graph built again with the same seeds")
+
+
+def check_replay(record, dtype):
+    """TF's kernels keep their generators per Session: a new one restarts the sequence."""
+    first, again = _graph_draws(record, record.arrays(dtype), dtype, sessions=2)
+    _assert_same_draws(again, first, "the first run of a second Session")
+
+
 def check_graph(record, dtype):
+    if record.samples is not None:
+        return check_graph_samples(record, dtype)
     arrays = record.arrays(dtype)
     eager = _run(record, [tf.constant(a) for a in arrays], dtype)
     with tf.Graph().as_default():
-        placeholders = [tf.compat.v1.placeholder(tf.as_dtype(a.dtype), _placeholder_shape(arg, a))
-                        for arg, a in zip(record.args, arrays)]
+        placeholders = _placeholders(record, arrays)
         outputs = _run(record, placeholders, dtype)
         assert len(outputs) == len(eager)
         for i, (output, value) in enumerate(zip(outputs, eager)):
             assert output.dtype == value.dtype, (i, output.dtype, value.dtype)
-            static = output.shape.as_list()
-            actual = list(value.shape.as_list())
-            assert static is None or (len(static) == len(actual) and all(
-                s is None or s == a for s, a in zip(static, actual))), (i, static, actual)
+        _assert_static_shapes(outputs, [v.numpy() for v in eager])
         with tf.compat.v1.Session() as sess:
             values = sess.run(outputs, dict(zip(placeholders, arrays)))
     for i, (value, want) in enumerate(zip(values, eager)):
@@ -110,7 +209,8 @@ def check_gradient(record, dtype):
                                    rtol=rtol, atol=atol, err_msg="gradient of argument %d" % i)
 
 
-CHECKS = {"eager": check_eager, "graph": check_graph, "gradient": check_gradient}
+CHECKS = {"eager": check_eager, "graph": check_graph, "gradient": check_gradient,
+          "replay": check_replay}
 
 
 def _cases():
@@ -119,6 +219,8 @@ def _cases():
                   for check in ("eager", "graph")]
         if record.grad_args and F64 in record.dtypes:
             checks.append(("gradient", np.dtype(F64)))
+        if record.samples is not None and not record.samples.stateless:
+            checks.append(("replay", np.dtype(record.dtypes[0])))
         for check, dtype in checks:
             reason = record.xfail.get("%s-%s" % (check, dtype.name), record.xfail.get(check))
             marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
