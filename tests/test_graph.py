@@ -341,3 +341,19 @@ def test_operator_nodes_are_named_as_tf_names_them():
         assert not hasattr(a, "numpy")       # TF's graph tensors have no numpy()
         with pytest.raises(AttributeError, match="Session.run"):
             a.numpy()
+
+
+def test_static_shapes_never_take_a_stand_in_size():
+    """An output size that the stand-in sizes of unknown dims decide (slicing an unknown
+    batch with bounds, tf.complex of it) is unknown, as TF's shape inference leaves it."""
+    with tf.Graph().as_default():
+        a = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        d = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        assert d[8:16].shape.as_list() == [None, 4]
+        assert d[1:].shape.as_list() == [None, 4]
+        assert d[:, 1:3].shape.as_list() == [None, 2]
+        assert tf.complex(a, a).shape.as_list() == [None, 3]
+        assert (a * 2).shape.as_list() == [None, 3]
+        rows = tf.reshape(d[8:16], [8, -1])
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(rows, {d: np.zeros([20, 4])}).shape == (8, 4)

@@ -453,6 +453,46 @@ def _has_unknown_dims(fake):
 
 
 _MERGING_SHAPE_ENV = []
+_HINT_CHECKING_SHAPE_ENV = []
+
+
+def _hint_checking_shape_env():
+    """The graph's ShapeEnv. It notes when a comparison on unknown dims was decided by their
+    stand-in sizes in a way other sizes would decide differently (`x[8:16]` of an unknown
+    batch: is it larger than 16?); `Graph.record` then finds which output dims depend on
+    the stand-ins and makes them unknown, as TF's shape inference leaves them. Comparisons
+    every size of 2 or more decides alike (broadcasting's `s == 1`) are not noted."""
+    if not _HINT_CHECKING_SHAPE_ENV:
+        import sympy
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+        class HintCheckingShapeEnv(ShapeEnv):
+            def __init__(self):
+                super(HintCheckingShapeEnv, self).__init__()
+                self.stand_in_decided = False
+
+            def evaluate_expr(self, orig_expr, hint=None, fx_node=None, size_oblivious=False,
+                              fallback_value=None, *, forcing_spec=False):
+                result = super(HintCheckingShapeEnv, self).evaluate_expr(
+                    orig_expr, hint, fx_node, size_oblivious, fallback_value,
+                    forcing_spec=forcing_spec)
+                if not self.stand_in_decided and isinstance(orig_expr, sympy.Rel) and \
+                        orig_expr.free_symbols:
+                    self.stand_in_decided = self._decided_by_stand_ins(orig_expr)
+                return result
+
+            def _decided_by_stand_ins(self, relation):
+                values = set()
+                for scale in (1, 1009):
+                    value = relation.xreplace({
+                        symbol: self.backed_var_to_val[symbol] * scale
+                        for symbol in relation.free_symbols if symbol in self.backed_var_to_val})
+                    if value not in (sympy.true, sympy.false):
+                        return True
+                    values.add(bool(value))
+                return len(values) > 1
+        _HINT_CHECKING_SHAPE_ENV.append(HintCheckingShapeEnv)
+    return _HINT_CHECKING_SHAPE_ENV[0]()
 
 
 def _merging_shape_env():
@@ -596,9 +636,8 @@ class Graph(object):
         self._version = 0
         self._variable_inputs = {}
         self._captures = {}
-        # imported here: symbolic shapes (sympy) cost ~0.5 s of import time eager scripts skip
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv
-        self._fake_mode = _SerializedFakeTensorMode(shape_env=ShapeEnv(),
+        # symbolic shapes (sympy) are imported on first use: ~0.5 s eager scripts skip
+        self._fake_mode = _SerializedFakeTensorMode(shape_env=_hint_checking_shape_env(),
                                                     allow_non_fake_inputs=True)
         self._stand_ins = {}
         self.seed = None
@@ -874,7 +913,7 @@ class Graph(object):
                 fake_out, static_shapes = self._fake_run_unknown_rank(bound, inputs,
                                                                       unknown_rank)
             else:
-                fake_out = self._fake_run(bound, [t._fake for t in inputs])
+                fake_out, static_shapes = self._fake_run_checked(bound, inputs)
         except errors.InvalidArgumentError as error:
             raise ValueError(self._shape_inference_message(error, op_type, name, inputs)) \
                 .with_traceback(_without_torch_frames(error.__traceback__.tb_next)) from None
@@ -883,7 +922,7 @@ class Graph(object):
         outputs = self._outputs(operation, node, fake_out)
         if outputs is None:
             return operation
-        if unknown_rank:
+        if static_shapes is not None:
             for tensor, static in zip(operation.outputs, static_shapes):
                 tensor._static = static
                 if static.rank is not None and \
@@ -922,6 +961,27 @@ class Graph(object):
             return value
         inputs.append(tensor)
         return _Slot(len(inputs) - 1)
+
+    def _fake_run_checked(self, bound, inputs):
+        """`bound` run on the inputs' fakes: (fake outputs, None), or (fake outputs, static
+        shapes) when a stand-in size decided something other sizes would decide otherwise:
+        a second run with other stand-ins then shows which output dims depend on them, and
+        those are unknown in the static shapes (TF: `x[8:16]` of `[None, 4]` is `[?,4]`)."""
+        fakes = [t._fake for t in inputs]
+        shape_env = self._fake_mode.shape_env
+        shape_env.stand_in_decided = False
+        result = self._fake_run(bound, fakes)
+        if not shape_env.stand_in_decided:
+            return result, None
+        shape_env.stand_in_decided = False
+        check = _merged_fake_run(self._fake_mode, bound, fakes, 1009)
+        if check is None:
+            return result, None
+        first, second = _flatten_fakes(result), _flatten_fakes(check)
+        if len(first) != len(second):
+            return result, None
+        return result, [_agreed_shape([_static_shape(a), _static_shape(b)])
+                        for a, b in zip(first, second)]
 
     def _fake_run(self, bound, fakes):
         """`bound` run on fake inputs: its outputs' shapes and dtypes.
