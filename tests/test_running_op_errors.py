@@ -134,9 +134,6 @@ def test_messages_name_the_tf_op(run, error_class, message):
     assert str(info.value) == message
 
 
-@pytest.mark.xfail(strict=True, reason="keras/engine/op_layer.py's TensorFlowOpLayer.call runs "
-                   "the op's function directly in eager mode; it needs "
-                   "errors.name_running_op(error, self._op_type) (owned by the Keras engineer)")
 def test_keras_op_layers_name_the_op_eagerly():
     inputs = tf.keras.Input((3,))
     model = tf.keras.Model(inputs, tf.gather(inputs, [5], axis=1))

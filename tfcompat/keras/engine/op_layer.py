@@ -65,7 +65,11 @@ class TensorFlowOpLayer(Layer):
         args, kwargs = _fill(self._args, values), _fill(self._kwargs, values)
         if _state.building_graph:
             return get_default_graph().record(self._function, self._op_type, args, kwargs)
-        return ops.wrap(self._function(*args, **kwargs))
+        try:
+            return ops.wrap(self._function(*args, **kwargs))
+        except Exception as error:      # noqa: BLE001 - named and re-raised
+            errors.name_running_op(error, self._op_type)
+            raise
 
     def get_config(self):
         config = super(TensorFlowOpLayer, self).get_config()
