@@ -1648,6 +1648,152 @@ RECORDS += [
               kwargs={"dtype": CASE_DTYPE}),
 ]
 
+# ---------------------------------------------------------------- ragged ops
+
+RAGGED_SPLITS = np.array([0, 2, 2, 5, 6])           # rows of 2, 0, 3 and 1 values
+RAGGED_ROWIDS = np.array([0, 0, 2, 2, 2, 3])
+
+
+def ragged_args(values=6, splits=RAGGED_SPLITS):
+    """A RaggedTensor's tensors: flat values, int64 row splits."""
+    return (uniform((values,)), fixed(splits, I64))
+
+
+def _ragged(values, splits):
+    return tf.RaggedTensor.from_row_splits(values, splits)
+
+
+def on_ragged(op, *tensors, **kwargs):
+    """`op(RaggedTensor.from_row_splits(values, splits), ...)` for the tensors in pairs,
+    plain tensors after them."""
+    pairs = len(tensors) // 2 * 2
+    rts = [_ragged(tensors[i], tensors[i + 1]) for i in range(0, pairs, 2)]
+    return op(*rts, *tensors[pairs:], **kwargs)
+
+
+def on_ragged_list(op, *tensors, **kwargs):
+    """`op([rt1, rt2, ...])`: concat and stack take one list."""
+    return op([_ragged(tensors[i], tensors[i + 1]) for i in range(0, len(tensors), 2)],
+              **kwargs)
+
+
+def _rows(values, splits):
+    return [values[start:stop] for start, stop in zip(splits[:-1], splits[1:])]
+
+
+def _splits_of(rows):
+    return np.cumsum([0] + [len(r) for r in rows])
+
+
+def _padded(values, splits, width=None, default=0):
+    rows = _rows(values, splits)
+    width = max(len(r) for r in rows) if width is None else width
+    return np.array([np.concatenate([r, np.full(width - len(r), default)]) for r in rows])
+
+
+STAND_IN_NROWS = ("with row splits of unknown length (a [None] placeholder) the static shape "
+                  "of %s takes the stand-in row count (fixed, and wrong when run); TF's is "
+                  "[None]")
+
+
+# ragged results compare as (flat values, row splits...): flat values in the case dtype,
+# int64 row splits
+RAGGED_OUT = (None, I64)
+RECORDS += [
+    OpRecord("RaggedTensor.from_row_splits", ragged_args(), lambda v, s: (v, s),
+             out_dtype=RAGGED_OUT),
+    OpRecord("RaggedTensor.from_row_lengths", (uniform((6,)), fixed([2, 0, 3, 1], I64)),
+             lambda v, lengths: (v, RAGGED_SPLITS), out_dtype=RAGGED_OUT),
+    OpRecord("RaggedTensor.from_row_starts", (uniform((6,)), fixed([0, 2, 2, 5], I64)),
+             lambda v, starts: (v, RAGGED_SPLITS), out_dtype=RAGGED_OUT),
+    OpRecord("RaggedTensor.from_row_limits", (uniform((6,)), fixed([2, 2, 5, 6], I64)),
+             lambda v, limits: (v, RAGGED_SPLITS), out_dtype=RAGGED_OUT),
+    OpRecord("RaggedTensor.from_value_rowids", (uniform((6,)), fixed(RAGGED_ROWIDS, I64)),
+             lambda v, ids: (v, [0, 2, 2, 5, 6, 6]), kwargs={"nrows": 5},
+             out_dtype=RAGGED_OUT),
+    OpRecord("RaggedTensor.from_uniform_row_length", (uniform((6,)),),
+             lambda v: (v, [0, 2, 4, 6]), kwargs={"uniform_row_length": 2},
+             out_dtype=RAGGED_OUT),
+    OpRecord("RaggedTensor.from_tensor", (uniform((3, 4)), fixed([2, 0, 3], I64)),
+             lambda t, lengths: (np.concatenate([t[0, :2], t[2, :3]]), [0, 2, 2, 5]),
+             call=lambda op, t, lengths: op(t, lengths=lengths), out_dtype=RAGGED_OUT,
+             name="RaggedTensor.from_tensor(lengths)"),
+    OpRecord("RaggedTensor.from_tensor",
+             (fixed([[1, 2, 0, 0], [0, 0, 0, 0], [3, 0, 5, 0]]),),
+             lambda t: ([1, 2, 3, 0, 5], [0, 2, 2, 5]), NUMERIC, kwargs={"padding": 0},
+             out_dtype=RAGGED_OUT, grad_args=(), name="RaggedTensor.from_tensor(padding)"),
+    OpRecord("RaggedTensor.from_sparse", (uniform((3,), unknown_batch=False),),
+             lambda v: (v, [0, 2, 2, 3]), out_dtype=RAGGED_OUT,
+             call=lambda op, v: op(tf.sparse.SparseTensor([[0, 0], [0, 1], [2, 0]], v,
+                                                          [3, 2]))),
+    OpRecord("RaggedTensor.to_tensor", ragged_args(), lambda v, s: _padded(v, s),
+             call=on_ragged),
+    OpRecord("RaggedTensor.to_tensor", ragged_args(), lambda v, s: _padded(v, s, 4, 9),
+             call=on_ragged, kwargs={"default_value": 9, "shape": [4, 4]},
+             name="RaggedTensor.to_tensor(default_value, shape)"),
+    OpRecord("RaggedTensor.to_sparse", ragged_args(),
+             lambda v, s: ([[0, 0], [0, 1], [2, 0], [2, 1], [2, 2], [3, 0]], v, [4, 3]),
+             call=on_ragged, out_dtype=(I64, None, I64)),
+    OpRecord("RaggedTensor.row_lengths", ragged_args(), lambda v, s: np.diff(s),
+             call=on_ragged, out_dtype=I64, grad_args=()),
+    OpRecord("RaggedTensor.value_rowids", ragged_args(), lambda v, s: RAGGED_ROWIDS,
+             call=on_ragged, out_dtype=I64, grad_args=()),
+    OpRecord("RaggedTensor.nrows", ragged_args(), lambda v, s: len(s) - 1,
+             call=on_ragged, out_dtype=I64, grad_args=()),
+    OpRecord("RaggedTensor.bounding_shape", ragged_args(), lambda v, s: np.array([4, 3]),
+             call=on_ragged, out_dtype=I64, grad_args=()),
+    OpRecord("ragged.range", (fixed([0, 2, 5]), fixed([3, 2, 8])),
+             lambda starts, limits: ([0, 1, 2, 5, 6, 7], [0, 3, 3, 6]), (I32,),
+             out_dtype=RAGGED_OUT, grad_args=()),
+    OpRecord("ragged.row_splits_to_segment_ids", (fixed(RAGGED_SPLITS, I64),),
+             lambda s: RAGGED_ROWIDS, (I64,), grad_args=()),
+    OpRecord("ragged.segment_ids_to_row_splits", (fixed(RAGGED_ROWIDS, I64),),
+             lambda ids: RAGGED_SPLITS, (I64,), grad_args=()),
+    OpRecord("concat", ragged_args() + ragged_args(5, [0, 1, 3, 3, 5]),
+             lambda v, s, w, t: (np.concatenate([v, w]), [0, 2, 2, 5, 6, 7, 9, 9, 11]),
+             call=on_ragged_list, kwargs={"axis": 0}, out_dtype=RAGGED_OUT,
+             grad_args=(0, 2), name="concat(ragged, axis=0)"),
+    OpRecord("concat", ragged_args() + ragged_args(5, [0, 1, 3, 3, 5]),
+             lambda v, s, w, t: (
+                 np.concatenate([np.concatenate(pair) for pair in
+                                 zip(_rows(v, s), _rows(w, t))]), [0, 3, 5, 8, 11]),
+             call=on_ragged_list, kwargs={"axis": 1}, out_dtype=RAGGED_OUT,
+             grad_args=(0, 2), name="concat(ragged, axis=1)"),
+    OpRecord("ragged.stack", ragged_args() + ragged_args(5, [0, 1, 3, 3, 5]),
+             lambda v, s, w, t: (
+                 np.concatenate([np.concatenate(pair) for pair in
+                                 zip(_rows(v, s), _rows(w, t))]),
+                 [0, 2, 4, 6, 8], [0, 2, 3, 3, 5, 8, 8, 9, 11]),
+             call=on_ragged_list, kwargs={"axis": 1}, out_dtype=(None, I64, I64),
+             grad_args=(0, 2),
+             xfail={"graph": STAND_IN_NROWS % "the outer row splits"}),
+    OpRecord("RaggedTensor.__getitem__", ragged_args(),
+             lambda v, s: (v[2:5], [0, 0, 3]),
+             call=lambda op, v, s: op(_ragged(v, s), slice(1, 3)),
+             out_dtype=RAGGED_OUT, name="RaggedTensor.__getitem__(rows)",
+             xfail={"graph": "rt[1:3] of a RaggedTensor with an unknown row count "
+                             "raises NotImplementedError; TF gathers the rows in graphs"}),
+    OpRecord("RaggedTensor.__getitem__", ragged_args(),
+             lambda v, s: (v[[1, 3, 4]], [0, 1, 1, 3, 3]),
+             call=lambda op, v, s: op(_ragged(v, s), (slice(None), slice(1, None))),
+             out_dtype=RAGGED_OUT, name="RaggedTensor.__getitem__(within rows)",
+             xfail={"graph": "rt[:, 1:] in a graph raises NotImplementedError ('Slicing "
+                             "the ragged dimension of a RaggedTensor in a graph'); TF "
+                             "slices within rows in graphs (RaggedTensor.__getitem__)"}),
+    OpRecord("math.reduce_sum", ragged_args(),
+             lambda v, s: np.array([v[0] + v[2] + v[5], v[1] + v[3], v[4]]),
+             call=on_ragged, kwargs={"axis": 0}, name="math.reduce_sum(ragged, axis=0)"),
+    OpRecord("math.reduce_max", ragged_args(splits=[0, 2, 3, 5, 6]),
+             lambda v, s: np.array([max(r) for r in _rows(v, s)]),
+             call=on_ragged, kwargs={"axis": 1}, name="math.reduce_max(ragged, axis=1)",
+             xfail={"graph": STAND_IN_NROWS % "the row maxima"}),
+    OpRecord("ragged.boolean_mask", ragged_args() + (fixed([1, 0, 1, 1, 0, 1], BOOL),),
+             lambda v, s, m: (v[[0, 2, 3, 5]], [0, 1, 1, 3, 4]),
+             call=lambda op, v, s, m: op(_ragged(v, s), _ragged(m, s)),
+             out_dtype=RAGGED_OUT,
+             xfail={"graph": STAND_IN_NROWS % "the result's row splits"}),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 

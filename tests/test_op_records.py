@@ -22,6 +22,8 @@ FINITE_DIFFERENCE_STEP = 1e-6
 def _flat(result):
     if isinstance(result, tf.sparse.SparseTensor):
         return [result.indices, result.values, result.dense_shape]
+    if isinstance(result, tf.RaggedTensor):
+        return [result.flat_values, *result.nested_row_splits]
     if isinstance(result, (list, tuple)):
         return [t for part in result for t in _flat(part)]
     return [result]
