@@ -1794,6 +1794,84 @@ RECORDS += [
              xfail={"graph": STAND_IN_NROWS % "the result's row splits"}),
 ]
 
+# ---------------------------------------------------------------- variables
+
+def on_variable(method, initial, *tensors, **kwargs):
+    """`method(tf.Variable(initial), *tensors)`, then the variable's value read after it."""
+    variable = tf.Variable(initial)
+    update = method(variable, *tensors, **kwargs)
+    with tf.control_dependencies([update]):
+        return variable.read_value()
+
+
+def on_variable_slices(method, initial, indices, updates):
+    """`method(variable, tf.IndexedSlices(updates, indices))`: Variable.scatter_* methods."""
+    return on_variable(lambda variable: method(variable, tf.IndexedSlices(updates, indices)),
+                       initial)
+
+
+def read_variable(method, initial, *tensors):
+    """`method(tf.Variable(initial), *tensors)`: reads of a variable."""
+    return method(tf.Variable(initial), *tensors)
+
+
+def _scattered(ufunc):
+    """numpy's `ufunc.at` on a copy: TF's scatter_<op> of rows."""
+    def reference(initial, indices, updates):
+        result = initial.copy()
+        ufunc.at(result, indices.reshape(-1), updates)
+        return result
+    return reference
+
+
+def _updated(initial, indices, updates):
+    result = initial.copy()
+    result[indices.reshape(-1)] = updates
+    return result
+
+
+def variable_record(path, args, reference, call=on_variable, **options):
+    """An op on a variable of a 4x3 initial value (its first argument); graph checks run the
+    variables' initializers first."""
+    return OpRecord(path, (positive((4, 3), unknown_batch=False),) + args, reference,
+                    call=call, grad_args=(), **options)
+
+
+UPDATE_OF_UNKNOWN_SHAPE = {"graph": "assign_add/assign_sub of a [None, 3] value to a [4, 3] "
+                                    "variable fails to build ('shapes must be equal', with a "
+                                    "symbolic s-name for the dim); TF's CreateAssignShapeFn "
+                                    "merges the compatible shapes"}
+VARIABLE_ROWS = fixed(np.array([2, 0]), I32)
+VARIABLE_ND_ROWS = fixed(np.array([[2], [0]]), I32)
+ROW_UPDATES = positive((2, 3))
+SCATTERS = {"update": _updated, "add": _scattered(np.add), "sub": _scattered(np.subtract),
+            "mul": _scattered(np.multiply), "div": _scattered(np.divide),
+            "min": _scattered(np.minimum), "max": _scattered(np.maximum)}
+RECORDS += [
+    variable_record("Variable.assign", (uniform((4, 3)),), lambda x, u: u),
+    variable_record("Variable.assign_add", (uniform((4, 3)),), np.add,
+                    xfail=UPDATE_OF_UNKNOWN_SHAPE),
+    variable_record("Variable.assign_sub", (uniform((4, 3)),), np.subtract,
+                    xfail=UPDATE_OF_UNKNOWN_SHAPE),
+    variable_record("Variable.read_value", (), lambda x: x, call=read_variable),
+    variable_record("Variable.sparse_read", (VARIABLE_ROWS,), lambda x, i: x[i],
+                    call=read_variable),
+    variable_record("Variable.gather_nd", (fixed(np.array([[1, 2], [3, 0]]), I32),),
+                    lambda x, i: x[i[:, 0], i[:, 1]], call=read_variable),
+    *[variable_record("Variable.scatter_" + name, (VARIABLE_ROWS, ROW_UPDATES), reference,
+                      call=on_variable_slices) for name, reference in SCATTERS.items()],
+    *[variable_record("Variable.scatter_nd_" + name, (VARIABLE_ND_ROWS, ROW_UPDATES),
+                      SCATTERS[name]) for name in ("update", "add", "sub")],
+    variable_record("assign", (uniform((4, 3)),), lambda x, u: u, api="v1"),
+    *[variable_record(name, (uniform((4, 3)),), reference, api="v1",
+                      xfail=UPDATE_OF_UNKNOWN_SHAPE)
+      for name, reference in (("assign_add", np.add), ("assign_sub", np.subtract))],
+    *[variable_record("scatter_" + name, (VARIABLE_ROWS, ROW_UPDATES), reference, api="v1")
+      for name, reference in SCATTERS.items()],
+    *[variable_record("scatter_nd_" + name, (VARIABLE_ND_ROWS, ROW_UPDATES), SCATTERS[name],
+                      api="v1") for name in ("update", "add", "sub")],
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 

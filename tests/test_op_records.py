@@ -155,6 +155,14 @@ def check_replay(record, dtype):
     _assert_same_draws(again, first, "the first run of a second Session")
 
 
+def _initialize_variables(sess, feed):
+    """Runs the initializers of the graph's variables (those made of fed values need the
+    feed), as a TF1 program does before its first step."""
+    if tf.compat.v1.global_variables() or tf.compat.v1.local_variables():
+        sess.run([tf.compat.v1.global_variables_initializer(),
+                  tf.compat.v1.local_variables_initializer()], feed)
+
+
 def check_graph(record, dtype):
     if record.samples is not None:
         return check_graph_samples(record, dtype)
@@ -167,8 +175,10 @@ def check_graph(record, dtype):
         for i, (output, value) in enumerate(zip(outputs, eager)):
             assert output.dtype == value.dtype, (i, output.dtype, value.dtype)
         _assert_static_shapes(outputs, [v.numpy() for v in eager])
+        feed = dict(zip(placeholders, arrays))
         with tf.compat.v1.Session() as sess:
-            values = sess.run(outputs, dict(zip(placeholders, arrays)))
+            _initialize_variables(sess, feed)
+            values = sess.run(outputs, feed)
     for i, (value, want) in enumerate(zip(values, eager)):
         want = np.asarray(want.numpy())
         _assert_close(np.asarray(value), want, record.tolerance_for(want.dtype), "output %d" % i)
