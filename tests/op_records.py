@@ -1872,6 +1872,68 @@ RECORDS += [
                       api="v1") for name in ("update", "add", "sub")],
 ]
 
+# ---------------------------------------------------------------- learning-rate schedules
+
+def schedule_at(cls, step, **config):
+    """`cls(**config)(step)`: a Keras schedule's rate at `step`."""
+    return cls(**config)(step)
+
+
+def decayed_at(fn, step, **kwargs):
+    """TF1's `tf.train.*_decay(learning_rate, step, ...)`: a tensor in graphs, in eager
+    mode a function returning it (as TF documents), called here."""
+    rate = fn(0.1, step, **kwargs)
+    return rate() if callable(rate) else rate
+
+
+def schedule_record(path, step, expected, config, call=schedule_at, **options):
+    """A schedule's float32 rate at an int32 `step` (a fed scalar in graph mode)."""
+    return OpRecord(path, (fixed(np.array(step), I32),), lambda _: np.float32(expected),
+                    (F32,), kwargs=config, call=call, grad_args=(), **options)
+
+
+def _restart_cosine(step, first, t_mul, m_mul):
+    """CosineDecayRestarts' factor (TF's SGDR formula, alpha 0)."""
+    fraction = step / first
+    restarts = math.floor(math.log(1 - fraction * (1 - t_mul)) / math.log(t_mul))
+    fraction = (fraction - (1 - t_mul ** restarts) / (1 - t_mul)) / t_mul ** restarts
+    return 0.5 * m_mul ** restarts * (1 + math.cos(math.pi * fraction))
+
+
+SCHEDULES = "keras.optimizers.schedules."
+RECORDS += [
+    schedule_record(SCHEDULES + "ExponentialDecay", 15, 0.1 * 0.5 ** 1.5,
+                    {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5}),
+    schedule_record(SCHEDULES + "ExponentialDecay", 15, 0.1 * 0.5,
+                    {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5,
+                     "staircase": True}, name="ExponentialDecay(staircase)"),
+    schedule_record(SCHEDULES + "PiecewiseConstantDecay", 20, 0.5,
+                    {"boundaries": [10, 20], "values": [1.0, 0.5, 0.1]}),
+    schedule_record(SCHEDULES + "PolynomialDecay", 30, 0.09 * 0.7 ** 2 + 0.01,
+                    {"initial_learning_rate": 0.1, "decay_steps": 100,
+                     "end_learning_rate": 0.01, "power": 2.0}),
+    schedule_record(SCHEDULES + "PolynomialDecay", 150, 0.09 * 0.25 ** 2 + 0.01,
+                    {"initial_learning_rate": 0.1, "decay_steps": 100,
+                     "end_learning_rate": 0.01, "power": 2.0, "cycle": True},
+                    name="PolynomialDecay(cycle)"),
+    schedule_record(SCHEDULES + "InverseTimeDecay", 15, 0.1 / (1 + 0.5 * 1.5),
+                    {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5}),
+    schedule_record(SCHEDULES + "CosineDecay", 30,
+                    0.1 * (0.9 * 0.5 * (1 + math.cos(math.pi * 0.3)) + 0.1),
+                    {"initial_learning_rate": 0.1, "decay_steps": 100, "alpha": 0.1}),
+    schedule_record(SCHEDULES + "CosineDecayRestarts", 25, 0.1 * _restart_cosine(25, 10, 2, 0.5),
+                    {"initial_learning_rate": 0.1, "first_decay_steps": 10, "t_mul": 2.0,
+                     "m_mul": 0.5}),
+    schedule_record("train.natural_exp_decay", 15, 0.1 * math.exp(-0.5 * 1.5),
+                    {"decay_steps": 10, "decay_rate": 0.5}, call=decayed_at, api="v1"),
+    schedule_record("train.linear_cosine_decay", 30,
+                    0.1 * ((0.7 + 0.0) * 0.5 * (1 + math.cos(math.pi * 0.3)) + 0.001),
+                    {"decay_steps": 100, "num_periods": 0.5, "beta": 0.001},
+                    call=decayed_at, api="v1"),
+    schedule_record("train.exponential_decay", 15, 0.1 * 0.5 ** 1.5,
+                    {"decay_steps": 10, "decay_rate": 0.5}, call=decayed_at, api="v1"),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 
