@@ -12,6 +12,7 @@ eager; and, in float64, `tf.GradientTape` gradients against central finite diffe
 """
 import base64
 import colorsys
+import contextlib
 import dataclasses
 import importlib
 import inspect
@@ -145,6 +146,8 @@ class OpRecord:
     why it fails.
     A random op has `samples` (see `Samples`) instead of a `reference`; each run sets the
     global seed first (the op seed is a kwarg), so its gradients are those of one draw.
+    `eager` False: the op runs only in graphs (TF1's tf.metrics); its graph check compares
+    `Session.run` values with the reference.
     """
     path: str
     args: tuple
@@ -161,6 +164,7 @@ class OpRecord:
     name: Optional[str] = None
     xfail: dict = dataclasses.field(default_factory=dict)
     samples: Optional[Samples] = None
+    eager: bool = True
 
     @property
     def id(self):
@@ -1934,6 +1938,101 @@ RECORDS += [
                     {"decay_steps": 10, "decay_rate": 0.5}, call=decayed_at, api="v1"),
 ]
 
+# ---------------------------------------------------------------- TF1 streaming metrics
+
+def after_update(metric, *tensors, **kwargs):
+    """The `update_op` of a TF1 metric `(value, update_op)`: its value once this batch is
+    counted (from fresh local variables, so the batch's metric)."""
+    return metric(*tensors, **kwargs)[1]
+
+
+def keras_metric(cls, *tensors, **config):
+    """A Keras metric object's `result()` after `update_state(*tensors)`."""
+    metric = cls(**config)
+    update = metric.update_state(*tensors)
+    with tf.control_dependencies([update] if update is not None else []):
+        return metric.result()
+
+
+def _roc_auc(labels, predictions, num_thresholds=200):
+    """TF1 tf.metrics.auc: trapezoids over the ROC points of `num_thresholds` thresholds
+    (predictions > threshold), with its epsilon 1e-7."""
+    eps = 1e-7
+    inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    thresholds = np.array([-eps] + inner + [1 + eps])
+    positive = predictions[None, :] > thresholds[:, None]
+    truth = labels.astype(bool)[None, :]
+    tp, fp = (positive & truth).sum(1), (positive & ~truth).sum(1)
+    fn, tn = (~positive & truth).sum(1), (~positive & ~truth).sum(1)
+    tpr, fpr = (tp + eps) / (tp + fn + eps), fp / (fp + tn + eps)
+    return np.sum((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2)
+
+
+def _mean_iou(labels, predictions, classes):
+    confusion = np.zeros((classes, classes))
+    np.add.at(confusion, (labels, predictions), 1)
+    intersection = np.diag(confusion)
+    union = confusion.sum(0) + confusion.sum(1) - intersection
+    return np.mean(intersection[union > 0] / union[union > 0])
+
+
+def metric_record(path, args, reference, **options):
+    """A TF1 streaming metric (graph only) or, with `call=keras_metric`, a Keras metric's
+    result after one batch; float32 values (the metrics' variables)."""
+    options.setdefault("call", after_update)
+    options.setdefault("eager", options["call"] is not after_update)
+    return OpRecord(path, args, reference, (F32,), grad_args=(), **options)
+
+
+LABELS01 = fixed(np.array([1, 0, 1, 1, 0, 0, 1, 0]))
+PREDICTED01 = fixed(np.array([1, 1, 0, 1, 0, 0, 1, 1]))
+SCORES = fixed(np.array([0.9, 0.6, 0.3, 0.8, 0.1, 0.4, 0.65, 0.2]))
+CLASS_LABELS = fixed(np.array([0, 1, 2, 2, 1, 0, 2]), I32)
+CLASS_PREDICTIONS = fixed(np.array([0, 2, 2, 1, 1, 0, 2]), I32)
+
+
+def _counts(kind):
+    def count(labels, predictions):
+        truth, said = labels.astype(bool), predictions.astype(bool)
+        return {"true_positives": truth & said, "false_positives": ~truth & said,
+                "true_negatives": ~truth & ~said, "false_negatives": truth & ~said}[kind].sum()
+    return count
+
+
+RECORDS += [
+    metric_record("metrics.mean", (uniform((6,)),), np.mean, api="v1"),
+    metric_record("metrics.accuracy", (LABELS01, PREDICTED01),
+                  lambda y, p: np.mean(y == p), api="v1"),
+    metric_record("metrics.mean_absolute_error", (uniform((6,)), uniform((6,))),
+                  lambda y, p: np.mean(np.abs(y - p)), api="v1"),
+    metric_record("metrics.mean_squared_error", (uniform((6,)), uniform((6,))),
+                  lambda y, p: np.mean((y - p) ** 2), api="v1"),
+    metric_record("metrics.root_mean_squared_error", (uniform((6,)), uniform((6,))),
+                  lambda y, p: np.sqrt(np.mean((y - p) ** 2)), api="v1"),
+    metric_record("metrics.precision", (LABELS01, PREDICTED01), lambda y, p: 3 / 5, api="v1"),
+    metric_record("metrics.recall", (LABELS01, PREDICTED01), lambda y, p: 3 / 4, api="v1"),
+    *[metric_record("metrics." + kind, (LABELS01, PREDICTED01), _counts(kind), api="v1")
+      for kind in ("true_positives", "false_positives", "true_negatives", "false_negatives")],
+    metric_record("metrics.auc", (LABELS01, SCORES), _roc_auc, api="v1"),
+    metric_record("metrics.mean_iou", (CLASS_LABELS, CLASS_PREDICTIONS),
+                  lambda y, p: _mean_iou(y, p, 3), kwargs={"num_classes": 3}, api="v1"),
+    metric_record("keras.metrics.Mean", (uniform((6,)),), np.mean, call=keras_metric),
+    metric_record("keras.metrics.Sum", (uniform((6,)),), np.sum, call=keras_metric),
+    metric_record("keras.metrics.Accuracy", (LABELS01, PREDICTED01),
+                  lambda y, p: np.mean(y == p), call=keras_metric),
+    metric_record("keras.metrics.MeanSquaredError", (uniform((6,)), uniform((6,))),
+                  lambda y, p: np.mean((y - p) ** 2), call=keras_metric),
+    metric_record("keras.metrics.Precision", (LABELS01, SCORES), lambda y, p: 3 / 4,
+                  call=keras_metric),
+    metric_record("keras.metrics.Recall", (LABELS01, SCORES), lambda y, p: 3 / 4,
+                  call=keras_metric),
+    metric_record("keras.metrics.AUC", (LABELS01, SCORES), _roc_auc, call=keras_metric,
+                  tolerance={F32: (1e-5, 1e-5)}),
+    metric_record("keras.metrics.MeanIoU", (CLASS_LABELS, CLASS_PREDICTIONS),
+                  lambda y, p: _mean_iou(y, p, 3), call=keras_metric,
+                  kwargs={"num_classes": 3}),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 
@@ -1972,7 +2071,8 @@ def all_ops():
 
 
 def ops_run_by_records():
-    """The `@op` implementations run while each record runs eagerly once, read from the op
+    """The `@op` implementations run while each record runs once (eagerly, or building a
+    graph for graph-only ones), read from the op
     wrappers' frames when they return: the plain wrapper's closure cell `fn`, the
     fast_binary wrapper's `general` (the plain wrapper, `functools.wraps(fn)`)."""
     entered = set()
@@ -1984,12 +2084,13 @@ def ops_run_by_records():
 
     for record in RECORDS:
         dtype = record.dtypes[0]
-        tensors = [tf.constant(a) for a in record.arrays(dtype)]
-        sys.setprofile(profile)
-        try:
-            record.run(tensors, dtype)
-        finally:
-            sys.setprofile(None)
+        with contextlib.nullcontext() if record.eager else tf.Graph().as_default():
+            tensors = [tf.constant(a) for a in record.arrays(dtype)]
+            sys.setprofile(profile)
+            try:
+                record.run(tensors, dtype)
+            finally:
+                sys.setprofile(None)
     return entered
 
 
