@@ -186,3 +186,12 @@ def test_a_path_is_registered_once():
         _api._V1.pop("tfcompat_once_probe")
     assert tf.image.random_crop is tf.compat.v1.random_crop
     assert tf.nn.softplus is tf.math.softplus
+
+
+def test_import_leaves_heavy_modules_for_first_use():
+    """`import tfcompat` does not load what only graphs or optional features need: sympy
+    (symbolic shapes, ~0.3-0.5 s) and h5py (whose import undoes the runner's malloc tuning)."""
+    loaded = after_import("""
+        print(json.dumps(sorted(m for m in ("sympy", "h5py", "PIL") if m in sys.modules)))
+    """)
+    assert loaded == []

@@ -6,7 +6,6 @@ or records it as one graph node (`Graph.record_custom`) whose outputs have the d
 pure op on the sample, so what follows it sees sizes that fit (`decode_raw` then `reshape`).
 """
 import numpy as np
-from torch.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
 
 from tfcompat.framework import context
 from tfcompat.framework.graph import get_default_graph
@@ -63,6 +62,8 @@ def sample_fake(graph, value, shape):
     """
     if isinstance(value, np.ndarray):
         return value
+    # imported here: symbolic shapes (sympy) cost ~0.3 s of import time eager scripts skip
+    from torch.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
     known = shape.as_list() if shape.rank is not None else [None] * value.ndim
     dynamic = [DimDynamic.STATIC if d is not None else DimDynamic.DYNAMIC for d in known]
     return graph._fake_mode.from_tensor(value, symbolic_context=StatelessSymbolicContext(
