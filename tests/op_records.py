@@ -146,8 +146,8 @@ class OpRecord:
     why it fails.
     A random op has `samples` (see `Samples`) instead of a `reference`; each run sets the
     global seed first (the op seed is a kwarg), so its gradients are those of one draw.
-    `eager` False: the op runs only in graphs (TF1's tf.metrics); its graph check compares
-    `Session.run` values with the reference.
+    `modes`: where the op runs: ("graph",) for TF1's tf.metrics, whose graph check then
+    compares `Session.run` values with the reference.
     """
     path: str
     args: tuple
@@ -164,7 +164,7 @@ class OpRecord:
     name: Optional[str] = None
     xfail: dict = dataclasses.field(default_factory=dict)
     samples: Optional[Samples] = None
-    eager: bool = True
+    modes: tuple = ("eager", "graph")
 
     @property
     def id(self):
@@ -1946,12 +1946,18 @@ def after_update(metric, *tensors, **kwargs):
     return metric(*tensors, **kwargs)[1]
 
 
-def keras_metric(cls, *tensors, **config):
-    """A Keras metric object's `result()` after `update_state(*tensors)`."""
-    metric = cls(**config)
-    update = metric.update_state(*tensors)
-    with tf.control_dependencies([update] if update is not None else []):
-        return metric.result()
+def metric_after(update_method):
+    """call: a metric object `cls(**config)`'s `result()` after `update_method(*tensors)`
+    (Keras' update_state, tf.contrib.eager.metrics' __call__)."""
+    def call(cls, *tensors, **config):
+        metric = cls(**config)
+        update = getattr(metric, update_method)(*tensors)
+        with tf.control_dependencies([u for u in tf.nest.flatten(update) if u is not None]):
+            return metric.result()
+    return call
+
+
+keras_metric = metric_after("update_state")
 
 
 def _roc_auc(labels, predictions, num_thresholds=200):
@@ -1980,7 +1986,8 @@ def metric_record(path, args, reference, **options):
     """A TF1 streaming metric (graph only) or, with `call=keras_metric`, a Keras metric's
     result after one batch; float32 values (the metrics' variables)."""
     options.setdefault("call", after_update)
-    options.setdefault("eager", options["call"] is not after_update)
+    options.setdefault("modes", ("graph",) if options["call"] is after_update else
+                       ("eager", "graph"))
     return OpRecord(path, args, reference, (F32,), grad_args=(), **options)
 
 
@@ -2031,6 +2038,104 @@ RECORDS += [
     metric_record("keras.metrics.MeanIoU", (CLASS_LABELS, CLASS_PREDICTIONS),
                   lambda y, p: _mean_iou(y, p, 3), call=keras_metric,
                   kwargs={"num_classes": 3}),
+    metric_record("contrib.eager.metrics.Mean", (uniform((6,)),),
+                  lambda v: np.mean(v.astype(F64)), api="v1",
+                  call=metric_after("__call__"), out_dtype=F64),
+    metric_record("contrib.eager.metrics.Accuracy", (LABELS01, PREDICTED01),
+                  lambda y, p: np.mean(y == p), api="v1", call=metric_after("__call__"),
+                  out_dtype=F64),
+]
+
+# ---------------------------------------------------------------- more ops and losses
+
+def _keras_relu(x, alpha=0.0, max_value=None, threshold=0.0):
+    """Keras 2's backend.relu: x above `threshold` (else 0), clipped to [0, max_value] when
+    given, less alpha * relu(threshold - x)."""
+    y = np.where(x > threshold, x, 0.0)
+    if max_value is not None:
+        y = np.clip(y, 0.0, max_value)
+    return y - alpha * np.maximum(threshold - x, 0.0)
+
+
+class _AbsoluteErrorLoss(tf.keras.losses.Loss):
+    """A user's Loss subclass: its `call` gives per-example losses, `Loss.__call__`
+    weights and reduces them."""
+
+    def call(self, y_true, y_pred):
+        return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+
+
+def _sequence_loss(logits, targets, weights):
+    """sum of weighted cross-entropies / sum of weights (averaged over time and batch)."""
+    log_softmax = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    crossent = -np.take_along_axis(log_softmax, targets[..., None], -1)[..., 0]
+    return np.sum(crossent * weights) / np.sum(weights)
+
+
+# TF1 losses weight and reduce in float32 (TF casts, then casts back): float64 results have
+# float32's precision, too coarse for finite differences
+TF1_LOSS = {"tolerance": {F64: (1e-6, 1e-6)}, "grad_args": ()}
+KERAS_LOSS_F64 = {
+    key: "float64 losses are weighted and reduced in float32 (_weighted_reduce casts); "
+         "Keras 2's compute_weighted_loss keeps floating losses' dtype (casts only "
+         "non-float ones to float32)" for key in ("eager-float64", "gradient")}
+EXAMPLE_WEIGHTS = fixed(np.array([[1.0], [0.0]]))
+SENTENCES = np.array([b"a bc d", b"ef g"], dtype=object)
+RECORDS += [
+    OpRecord("keras.backend.relu", (away_from((2, 5), kinks=(0.5, 2.0)),),
+             lambda x: _keras_relu(x, 0.2, 2.0, 0.5),
+             kwargs={"alpha": 0.2, "max_value": 2.0, "threshold": 0.5}),
+    OpRecord("keras.backend.relu", (fixed([-1.0, -0.3, -0.1, 0.25, 1.0, 3.0]),),
+             lambda x: _keras_relu(x, 0.0, 2.0, -0.5),
+             kwargs={"max_value": 2.0, "threshold": -0.5},
+             name="keras.backend.relu(threshold < 0, max_value)",
+             xfail={"eager": "values between a negative threshold and 0 stay negative; "
+                             "Keras 2's backend.relu clips to [0, max_value] after the "
+                             "threshold (tf.clip_by_value(x, 0, max_value)), giving 0"}),
+    OpRecord("keras.activations.elu", (away_from((2, 5)),),
+             lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)), kwargs={"alpha": 0.5}),
+    OpRecord("math.logical_not", (fixed(np.array([True, False, True])),), np.logical_not,
+             (BOOL,), call=lambda op, x: ~x, grad_args=(), name="Tensor.__invert__(bool)"),
+    OpRecord("to_bfloat16", (fixed(X),), lambda x: x, (F32,), api="v1", grad_args=(),
+             call=lambda op, x: tf.cast(op(x), tf.float32)),
+    OpRecord("constant", (), lambda: X, (F32,), grad_args=(),
+             call=lambda op, dtype: op(X, dtype), kwargs={"dtype": CASE_DTYPE}),
+    OpRecord("image.resize_area", (uniform((2, 4, 4, 3)),),
+             lambda x: x.reshape(2, 2, 2, 2, 2, 3).mean(axis=(2, 4)), api="v1",
+             kwargs={"size": [2, 2]}, grad_args=()),   # TF registers no ResizeArea gradient
+    OpRecord("image.resize_bicubic", (uniform((2, 4, 4, 3)),), lambda x: x[:, ::2, ::2],
+             api="v1", kwargs={"size": [2, 2]},
+             xfail={"eager": "half_pixel_centers=False is ignored: 4x4 -> 2x2 gives the "
+                             "half-pixel samples ([2.03, 4.22, 10.78, 12.97] for arange(16)); "
+                             "TF's legacy bicubic samples in = out * 2, the pixels x[::2, ::2]"
+                             " ([0, 2, 8, 10])"}),
+    string_op("strings.split", lambda v: (np.array([b"a", b"bc", b"d", b"ef", b"g"],
+                                                   dtype=object), np.array([0, 3, 5])),
+              (fixed(SENTENCES),), out_dtype=(STR, I64)),
+    string_op("string_split", lambda v: (np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]]),
+                                         np.array([b"a", b"bc", b"d", b"ef", b"g"],
+                                                  dtype=object), np.array([2, 3])),
+              (fixed(SENTENCES),), out_dtype=(I64, STR, I64), api="v1",
+              kwargs={"sep": " "}),
+    OpRecord("losses.mean_squared_error", (uniform((2, 3)), uniform((2, 3)), EXAMPLE_WEIGHTS),
+             lambda y, p, w: np.sum((y - p) ** 2 * w) / 3, api="v1",
+             call=keywords("labels", "predictions", "weights"), **TF1_LOSS),
+    OpRecord("losses.compute_weighted_loss", (uniform((2, 3)), EXAMPLE_WEIGHTS),
+             lambda losses, w: np.sum(losses * w) / 3, api="v1", **TF1_LOSS),
+    OpRecord("keras.losses.MeanSquaredError", (uniform((2, 3)), uniform((2, 3)),
+                                               fixed(np.array([1.0, 0.5]))),
+             lambda y, p, w: np.sum(np.mean((y - p) ** 2, -1) * w) / 2,
+             call=lambda cls, y, p, w: cls()(y, p, sample_weight=w), grad_args=(1,),
+             xfail=KERAS_LOSS_F64),
+    OpRecord("keras.losses.Loss", (uniform((2, 3)), uniform((2, 3)),
+                                   fixed(np.array([1.0, 0.5]))),
+             lambda y, p, w: np.sum(np.mean(np.abs(y - p), -1) * w) / 2,
+             call=lambda cls, y, p, w: _AbsoluteErrorLoss()(y, p, sample_weight=w),
+             grad_args=(1,), name="keras.losses.Loss(subclass)", xfail=KERAS_LOSS_F64),
+    OpRecord("contrib.seq2seq.sequence_loss", (uniform((2, 3, 4)), integers((2, 3), 0, 4),
+                                               fixed(np.array([[1.0, 1.0, 0.0],
+                                                               [1.0, 0.5, 1.0]]))),
+             _sequence_loss, api="v1"),
 ]
 
 _names = [record.id for record in RECORDS]
@@ -2084,7 +2189,8 @@ def ops_run_by_records():
 
     for record in RECORDS:
         dtype = record.dtypes[0]
-        with contextlib.nullcontext() if record.eager else tf.Graph().as_default():
+        eager = "eager" in record.modes
+        with contextlib.nullcontext() if eager else tf.Graph().as_default():
             tensors = [tf.constant(a) for a in record.arrays(dtype)]
             sys.setprofile(profile)
             try:

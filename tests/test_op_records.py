@@ -168,7 +168,7 @@ def check_graph(record, dtype):
     if record.samples is not None:
         return check_graph_samples(record, dtype)
     arrays = record.arrays(dtype)
-    if record.eager:
+    if "eager" in record.modes:
         eager = [np.asarray(e.numpy()) for e in _run(record, [tf.constant(a) for a in arrays],
                                                    dtype)]
     else:
@@ -232,8 +232,8 @@ CHECKS = {"eager": check_eager, "graph": check_graph, "gradient": check_gradient
 def _cases():
     for record in RECORDS:
         checks = [(check, np.dtype(dtype)) for dtype in record.dtypes
-                  for check in (("eager", "graph") if record.eager else ("graph",))]
-        if record.grad_args and F64 in record.dtypes and record.eager:
+                  for check in record.modes]
+        if record.grad_args and F64 in record.dtypes and "eager" in record.modes:
             checks.append(("gradient", np.dtype(F64)))
         if record.samples is not None and not record.samples.stateless:
             checks.append(("replay", np.dtype(record.dtypes[0])))
