@@ -169,22 +169,21 @@ def check_graph(record, dtype):
         return check_graph_samples(record, dtype)
     arrays = record.arrays(dtype)
     if "eager" in record.modes:
-        eager = [np.asarray(e.numpy()) for e in _run(record, [tf.constant(a) for a in arrays],
-                                                   dtype)]
+        wanted = _numpy(_run(record, [tf.constant(a) for a in arrays], dtype))
     else:
-        eager = record.expected(arrays, dtype)
+        wanted = record.expected(arrays, dtype)
     with tf.Graph().as_default():
         placeholders = _placeholders(record, arrays)
         outputs = _run(record, placeholders, dtype)
-        assert len(outputs) == len(eager)
-        for i, (output, value) in enumerate(zip(outputs, eager)):
+        assert len(outputs) == len(wanted)
+        for i, (output, value) in enumerate(zip(outputs, wanted)):
             assert output.dtype == tf.as_dtype(value.dtype), (i, output.dtype, value.dtype)
-        _assert_static_shapes(outputs, eager)
+        _assert_static_shapes(outputs, wanted)
         feed = dict(zip(placeholders, arrays))
         with tf.compat.v1.Session() as sess:
             _initialize_variables(sess, feed)
             values = sess.run(outputs, feed)
-    for i, (value, want) in enumerate(zip(values, eager)):
+    for i, (value, want) in enumerate(zip(values, wanted)):
         _assert_close(np.asarray(value), want, record.tolerance_for(want.dtype), "output %d" % i)
 
 
