@@ -1535,6 +1535,16 @@ def _dropout_statistics(rate):
     return statistics
 
 
+def _row_dropout_statistics(rate):
+    """noise_shape [n, 1]: a row is dropped or kept whole (a fraction `rate` dropped)."""
+    def statistics(outputs, x):
+        y = outputs[0]
+        dropped = (y == 0).all(1)
+        kept = np.isclose(y, x / (1 - rate), rtol=1e-5).all(1)
+        return [(dropped.mean(), rate), ((dropped | kept).all(), True)]
+    return statistics
+
+
 def _flip_statistics(axis):
     """Each image is itself or flipped along `axis`, half of them flipped."""
     def statistics(outputs, images):
@@ -1629,6 +1639,9 @@ RECORDS += [
     random_op("nn.dropout", Samples((30, 30), _dropout_statistics(0.3), atol=0.05),
               (positive((30, 30)),), kwargs={"keep_prob": 0.7, "seed": 7}, grad_args=(0,),
               api="v1", name="nn.dropout(v1)"),
+    random_op("nn.dropout", Samples((300, 4), _row_dropout_statistics(0.3), atol=0.06),
+              (positive((300, 4)),), kwargs={"rate": 0.3, "noise_shape": [300, 1], "seed": 7},
+              name="nn.dropout(noise_shape)"),
     random_op("image.random_flip_left_right", Samples(IMAGES.shape, _flip_statistics(2),
                                                       atol=0.1),
               (fixed(IMAGES),), NUMERIC, kwargs={"seed": 7},
@@ -1786,6 +1799,11 @@ RECORDS += [
     OpRecord("math.reduce_sum", ragged_args(),
              lambda v, s: np.array([v[0] + v[2] + v[5], v[1] + v[3], v[4]]),
              call=on_ragged, kwargs={"axis": 0}, name="math.reduce_sum(ragged, axis=0)"),
+    OpRecord("math.reduce_mean", ragged_args(),
+             lambda v, s: np.array([r.mean() if len(r) else np.nan for r in _rows(v, s)]),
+             call=on_ragged, kwargs={"axis": 1}, grad_args=(),
+             name="math.reduce_mean(ragged, axis=1)",
+             xfail={"graph": STAND_IN_NROWS % "the row means"}),
     OpRecord("math.reduce_max", ragged_args(splits=[0, 2, 3, 5, 6]),
              lambda v, s: np.array([max(r) for r in _rows(v, s)]),
              call=on_ragged, kwargs={"axis": 1}, name="math.reduce_max(ragged, axis=1)",
@@ -1863,6 +1881,9 @@ RECORDS += [
                     lambda x, i: x[i[:, 0], i[:, 1]], call=read_variable),
     *[variable_record("Variable.scatter_" + name, (VARIABLE_ROWS, ROW_UPDATES), reference,
                       call=on_variable_slices) for name, reference in SCATTERS.items()],
+    variable_record("Variable.scatter_add", (fixed(np.array([1, 1]), I32), ROW_UPDATES),
+                    SCATTERS["add"], call=on_variable_slices,
+                    name="Variable.scatter_add(repeated index)"),
     *[variable_record("Variable.scatter_nd_" + name, (VARIABLE_ND_ROWS, ROW_UPDATES),
                       SCATTERS[name]) for name in ("update", "add", "sub")],
     variable_record("assign", (uniform((4, 3)),), lambda x, u: u, api="v1"),
@@ -1919,6 +1940,16 @@ RECORDS += [
                     {"initial_learning_rate": 0.1, "decay_steps": 100,
                      "end_learning_rate": 0.01, "power": 2.0, "cycle": True},
                     name="PolynomialDecay(cycle)"),
+    schedule_record(SCHEDULES + "PolynomialDecay", 150, 0.01,
+                    {"initial_learning_rate": 0.1, "decay_steps": 100,
+                     "end_learning_rate": 0.01, "power": 2.0},
+                    name="PolynomialDecay(past decay_steps)"),
+    schedule_record(SCHEDULES + "CosineDecay", 150, 0.1 * 0.1,
+                    {"initial_learning_rate": 0.1, "decay_steps": 100, "alpha": 0.1},
+                    name="CosineDecay(past decay_steps)"),
+    schedule_record(SCHEDULES + "PiecewiseConstantDecay", 10, 1.0,
+                    {"boundaries": [10, 20], "values": [1.0, 0.5, 0.1]},
+                    name="PiecewiseConstantDecay(at a boundary)"),
     schedule_record(SCHEDULES + "InverseTimeDecay", 15, 0.1 / (1 + 0.5 * 1.5),
                     {"initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5}),
     schedule_record(SCHEDULES + "CosineDecay", 30,
@@ -2007,6 +2038,9 @@ def _counts(kind):
 
 RECORDS += [
     metric_record("metrics.mean", (uniform((6,)),), np.mean, api="v1"),
+    metric_record("metrics.mean", (uniform((6,)), fixed([1.0, 0.0, 2.0, 1.0, 0.5, 0.5])),
+                  lambda v, w: np.sum(v * w) / np.sum(w), api="v1",
+                  name="metrics.mean(weights)"),
     metric_record("metrics.accuracy", (LABELS01, PREDICTED01),
                   lambda y, p: np.mean(y == p), api="v1"),
     metric_record("metrics.mean_absolute_error", (uniform((6,)), uniform((6,))),
