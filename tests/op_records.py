@@ -2121,10 +2121,7 @@ RECORDS += [
     OpRecord("keras.backend.relu", (fixed([-1.0, -0.3, -0.1, 0.25, 1.0, 3.0]),),
              lambda x: _keras_relu(x, 0.0, 2.0, -0.5),
              kwargs={"max_value": 2.0, "threshold": -0.5},
-             name="keras.backend.relu(threshold < 0, max_value)",
-             xfail={"eager": "values between a negative threshold and 0 stay negative; "
-                             "Keras 2's backend.relu clips to [0, max_value] after the "
-                             "threshold (tf.clip_by_value(x, 0, max_value)), giving 0"}),
+             name="keras.backend.relu(threshold < 0, max_value)"),
     OpRecord("keras.activations.elu", (away_from((2, 5)),),
              lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)), kwargs={"alpha": 0.5}),
     OpRecord("math.logical_not", (fixed(np.array([True, False, True])),), np.logical_not,
@@ -2137,11 +2134,7 @@ RECORDS += [
              lambda x: x.reshape(2, 2, 2, 2, 2, 3).mean(axis=(2, 4)), api="v1",
              kwargs={"size": [2, 2]}, grad_args=()),   # TF registers no ResizeArea gradient
     OpRecord("image.resize_bicubic", (uniform((2, 4, 4, 3)),), lambda x: x[:, ::2, ::2],
-             api="v1", kwargs={"size": [2, 2]},
-             xfail={"eager": "half_pixel_centers=False is ignored: 4x4 -> 2x2 gives the "
-                             "half-pixel samples ([2.03, 4.22, 10.78, 12.97] for arange(16)); "
-                             "TF's legacy bicubic samples in = out * 2, the pixels x[::2, ::2]"
-                             " ([0, 2, 8, 10])"}),
+             api="v1", kwargs={"size": [2, 2]}),
     string_op("strings.split", lambda v: (np.array([b"a", b"bc", b"d", b"ef", b"g"],
                                                    dtype=object), np.array([0, 3, 5])),
               (fixed(SENTENCES),), out_dtype=(STR, I64)),

@@ -75,3 +75,18 @@ def test_dtype_and_color_ops():
     assert np.allclose(tf.image.adjust_gamma(rgb, 2.0).numpy(), rgb ** 2)
     r = tf.image.random_brightness(rgb, 0.2, seed=3).numpy() - rgb
     assert abs(r.max() - r.min()) < 1e-6 and abs(r.max()) <= 0.2
+
+
+def test_bicubic_resizes_match_tf():
+    """Values real TF gives (tf.image.resize bicubic: Keys a=-0.5 with renormalized edges;
+    TF1 resize_bicubic's legacy kernel: a=-0.75, in = out * scale, clamped taps)."""
+    x = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
+    legacy = tf.compat.v1.image.resize_bicubic(x, [2, 2]).numpy().reshape(-1)
+    np.testing.assert_allclose(legacy, [0.0, 2.0, 8.0, 10.0], atol=1e-5)
+    up = tf.compat.v2.image.resize(np.arange(4, dtype=np.float32).reshape(1, 2, 2, 1), [3, 3],
+                                   method="bicubic").numpy().reshape(-1)
+    half = tf.compat.v1.image.resize_bicubic(np.arange(4, dtype=np.float32).reshape(1, 2, 2, 1),
+                                             [3, 3], half_pixel_centers=True).numpy().reshape(-1)
+    np.testing.assert_allclose(up, half, atol=1e-6)
+    np.testing.assert_allclose(up, [-0.1976665, 0.3682223, 0.9341110, 0.9341111, 1.5,
+                                    2.0658886, 2.0658886, 2.6317773, 3.1976659], atol=1e-5)

@@ -630,11 +630,15 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
 
 @ops.op(graph_name="Relu")
 def _keras_relu(x, alpha, max_value, threshold):
+    """Keras 2's formula: x where x > threshold (else 0), clipped to [0, max_value] when
+    there is a cap (so a negative threshold's (threshold, 0) values become 0), minus
+    alpha * relu(threshold - x)."""
     t = ops.to_torch(x)
-    out = torch.where(t > threshold, t, alpha * (t - threshold) if alpha else
-                      torch.zeros_like(t))
+    out = torch.where(t > threshold, t, torch.zeros_like(t))
     if max_value is not None:
-        out = out.clamp(max=max_value)
+        out = out.clamp(0, max_value)
+    if alpha:
+        out = out - alpha * torch.relu(threshold - t)
     return out
 
 

@@ -3,9 +3,9 @@
 Images are HWC or NHWC, as in TF. Resizing uses torch's interpolation: bilinear / bicubic /
 area / nearest match TF2's `tf.image.resize` (half-pixel centers; `antialias` supported for
 bilinear/bicubic). TF1's bilinear and nearest-neighbor resizes without half-pixel centers
-(`resize_images`, `resize_bilinear`, `resize_nearest_neighbor` by default; `align_corners`)
-sample where TF's legacy kernels do (`in = out * scale`), through one interpolation matrix
-per axis; TF1 bicubic and area use torch's kernels.
+(`resize_images`, `resize_bilinear`, `resize_nearest_neighbor`, `resize_bicubic` by default;
+`align_corners`) sample where TF's legacy kernels do (`in = out * scale`), through one
+interpolation matrix per axis; area uses torch's kernel.
 Decoding/encoding uses torchvision.io (JPEG, PNG, GIF); decoded pixels may differ from TF's
 libjpeg by rounding. Random ops draw from tfcompat's seeded generators (numbers differ from
 TF's).
@@ -63,11 +63,42 @@ def _size(size):
     return s
 
 
+def _keys_cubic(distance, a=-0.75):
+    """Keys' cubic convolution kernel (TF's legacy bicubic uses a = -0.75)."""
+    distance = distance.abs()
+    near = ((a + 2) * distance - (a + 3)) * distance * distance + 1
+    far = ((a * distance - 5 * a) * distance + 8 * a) * distance - 4 * a
+    return torch.where(distance <= 1, near, far)
+
+
+def _bicubic_matrix(in_size, out_size, dtype, device):
+    """(out_size, in_size) matrix of TF's half-pixel bicubic (`tf.image.resize` bicubic
+    without antialias, `resize_bicubic(half_pixel_centers=True)`): Keys' kernel with
+    a = -0.5 around `(i + 0.5) * scale - 0.5`, taps outside the image weigh 0 and the four
+    weights are renormalized to sum to 1, as TF's kernel does."""
+    scale = in_size / out_size
+    source = (torch.arange(out_size, dtype=torch.float64) + 0.5) * scale - 0.5
+    low = torch.floor(source)
+    offset = torch.round((source - low) * 1024) / 1024
+    rows = torch.arange(out_size)
+    weights = torch.stack([_keys_cubic(offset - tap, a=-0.5) for tap in (-1, 0, 1, 2)], 1)
+    taps = torch.stack([low + tap for tap in (-1, 0, 1, 2)], 1)
+    weights = torch.where((taps >= 0) & (taps <= in_size - 1), weights, 0.0)
+    weights = weights / weights.sum(1, keepdim=True)
+    matrix = torch.zeros(out_size, in_size, dtype=torch.float64)
+    for k in range(4):
+        matrix.index_put_((rows, taps[:, k].clamp(0, in_size - 1).long()), weights[:, k],
+                          accumulate=True)
+    return matrix.to(dtype=dtype, device=device)
+
+
 def _legacy_resize_matrix(in_size, out_size, method, align_corners, dtype, device):
-    """(out_size, in_size) matrix of TF's legacy (no half-pixel centers) bilinear or
-    nearest-neighbor kernel: output i samples input `i * scale`, scale = in/out, or
-    (in-1)/(out-1) with align_corners; bilinear mixes floor and ceil of it (clamped), nearest
-    takes its floor (rounded half up with align_corners)."""
+    """(out_size, in_size) matrix of TF's legacy (no half-pixel centers) bilinear,
+    nearest-neighbor or bicubic kernel: output i samples input `i * scale`, scale = in/out,
+    or (in-1)/(out-1) with align_corners; bilinear mixes floor and ceil of it (clamped),
+    nearest takes its floor (rounded half up with align_corners), bicubic weighs the four
+    inputs around it (clamped indices) with Keys' kernel at the offset TF's 1024-entry
+    table quantizes it to."""
     scale = (in_size - 1) / (out_size - 1) if align_corners and out_size > 1 \
         else in_size / out_size
     source = torch.arange(out_size, dtype=torch.float64) * scale
@@ -76,6 +107,12 @@ def _legacy_resize_matrix(in_size, out_size, method, align_corners, dtype, devic
     if method == "nearest":
         index = torch.floor(source + 0.5) if align_corners else torch.floor(source)
         matrix[rows, index.clamp(max=in_size - 1).long()] = 1.0
+    elif method == "bicubic":
+        low = torch.floor(source)
+        offset = torch.round((source - low) * 1024) / 1024     # lrintf: half to even, as torch
+        for tap in (-1, 0, 1, 2):
+            index = (low + tap).clamp(0, in_size - 1).long()
+            matrix.index_put_((rows, index), _keys_cubic(offset - tap), accumulate=True)
     else:
         low = torch.floor(source)
         lerp = source - low
@@ -101,13 +138,17 @@ def _resize(images, size, method, antialias, align_corners, preserve_aspect_rati
         height, width = int(round(x.shape[2] * scale)), int(round(x.shape[3] * scale))
     method = _V1_METHODS.get(method, method)
     xf = x.float() if not x.is_floating_point() else x
-    if method in ("bilinear", "nearest") and (align_corners or not half_pixel_centers):
-        out = _legacy_resize(xf if method == "bilinear" else x.double(), height, width,
+    if method in ("bilinear", "nearest", "bicubic") and \
+            (align_corners or not half_pixel_centers):
+        out = _legacy_resize(x.double() if method == "nearest" else xf, height, width,
                              method, align_corners)
     elif method == "nearest":
         out = F.interpolate(xf, size=(height, width), mode="nearest-exact")
     elif method == "area":
         out = F.interpolate(xf, size=(height, width), mode="area")
+    elif method == "bicubic" and not antialias:
+        rows = _bicubic_matrix(xf.shape[2], height, xf.dtype, xf.device)
+        out = rows @ xf @ _bicubic_matrix(xf.shape[3], width, xf.dtype, xf.device).T
     elif method in ("bilinear", "bicubic"):
         out = F.interpolate(xf, size=(height, width), mode=method,
                             align_corners=bool(align_corners),
@@ -150,7 +191,7 @@ def resize_nearest_neighbor(images, size, align_corners=False, name=None,
 
 @op(v1=["image.resize_bicubic"], graph_name="ResizeBicubic")
 def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
-    return _resize(images, size, "bicubic", False, align_corners, False)
+    return _resize(images, size, "bicubic", False, align_corners, False, half_pixel_centers)
 
 
 @op(v1=["image.resize_area"], graph_name="ResizeArea", no_gradient=True)
