@@ -2108,10 +2108,6 @@ def _sequence_loss(logits, targets, weights):
 # TF1 losses weight and reduce in float32 (TF casts, then casts back): float64 results have
 # float32's precision, too coarse for finite differences
 TF1_LOSS = {"tolerance": {F64: (1e-6, 1e-6)}, "grad_args": ()}
-KERAS_LOSS_F64 = {
-    key: "float64 losses are weighted and reduced in float32 (_weighted_reduce casts); "
-         "Keras 2's compute_weighted_loss keeps floating losses' dtype (casts only "
-         "non-float ones to float32)" for key in ("eager-float64", "gradient")}
 EXAMPLE_WEIGHTS = fixed(np.array([[1.0], [0.0]]))
 SENTENCES = np.array([b"a bc d", b"ef g"], dtype=object)
 RECORDS += [
@@ -2151,13 +2147,12 @@ RECORDS += [
     OpRecord("keras.losses.MeanSquaredError", (uniform((2, 3)), uniform((2, 3)),
                                                fixed(np.array([1.0, 0.5]))),
              lambda y, p, w: np.sum(np.mean((y - p) ** 2, -1) * w) / 2,
-             call=lambda cls, y, p, w: cls()(y, p, sample_weight=w), grad_args=(1,),
-             xfail=KERAS_LOSS_F64),
+             call=lambda cls, y, p, w: cls()(y, p, sample_weight=w), grad_args=(1,)),
     OpRecord("keras.losses.Loss", (uniform((2, 3)), uniform((2, 3)),
                                    fixed(np.array([1.0, 0.5]))),
              lambda y, p, w: np.sum(np.mean(np.abs(y - p), -1) * w) / 2,
              call=lambda cls, y, p, w: _AbsoluteErrorLoss()(y, p, sample_weight=w),
-             grad_args=(1,), name="keras.losses.Loss(subclass)", xfail=KERAS_LOSS_F64),
+             grad_args=(1,), name="keras.losses.Loss(subclass)"),
     OpRecord("contrib.seq2seq.sequence_loss", (uniform((2, 3, 4)), integers((2, 3), 0, 4),
                                                fixed(np.array([[1.0, 1.0, 0.0],
                                                                [1.0, 0.5, 1.0]]))),

@@ -104,15 +104,17 @@ def _squeeze_or_expand(y_true, y_pred):
 
 
 def _weighted_reduce(losses, sample_weight, reduction):
-    """Keras' `compute_weighted_loss`: losses * broadcast sample weights, then reduced."""
+    """Keras' `compute_weighted_loss`: losses * broadcast sample weights, then reduced, in
+    the losses' floating dtype (non-float losses in float32, cast back)."""
     if sample_weight is None and reduction == ReductionV2.SUM_OVER_BATCH_SIZE and \
             losses.dtype is torch.float32:
         return losses.mean() if losses.numel() else losses.sum()
     input_dtype = losses.dtype
-    losses = losses.float()
+    if not losses.is_floating_point():
+        losses = losses.float()
     if sample_weight is not None:
         w = to_torch(sample_weight)
-        w = w.to(device=losses.device, dtype=torch.float32)
+        w = w.to(device=losses.device, dtype=losses.dtype)
         if w.ndim - losses.ndim == 1:
             w = w.squeeze(-1)
         elif losses.ndim - w.ndim == 1 and w.ndim:
