@@ -628,3 +628,22 @@ def test_maximum_and_minimum_send_the_gradient_at_ties_to_x_as_tf():
     assert tape.gradient(low, y).numpy().tolist() == [0.0, 1.0, 0.0]
     both_nan = tf.maximum(tf.constant([np.nan, 1.0]), tf.constant([1.0, np.nan]))
     assert np.isnan(both_nan.numpy()).all()
+
+
+def test_tensor_equality_follows_tf2_behaviour_and_where_the_tensor_lives():
+    """TF's Tensor.__eq__: elementwise under TF2 behaviour for eager tensors and inside
+    tf.function; object identity in a plain tf.Graph and under TF1 behaviour."""
+    from tfcompat import _api
+    behaviour = _api.flavor()
+    try:
+        _api.set_behavior("v2")
+        a, b = tf.constant([1, 2]), tf.constant([1, 3])
+        assert (a == b).numpy().tolist() == [True, False]
+        with tf.Graph().as_default():
+            x, y = tf.constant([1, 2]), tf.constant([1, 2])
+            assert (x == y) is False and (x == x) is True and x in [y, x]
+        assert tf.function(lambda u, v: u == v)(a, b).numpy().tolist() == [True, False]
+        _api.set_behavior("v1")
+        assert (a == b) is False and (a == a) is True
+    finally:
+        _api.set_behavior(behaviour)

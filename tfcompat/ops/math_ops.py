@@ -1419,10 +1419,14 @@ def _elementwise_not_equal(x, y):
 
 
 def _comparison_operator(fn, identity_result):
-    """`==` / `!=`: elementwise in TF2 (incompatible shapes give a scalar False/True, None
-    compares unequal); object identity in TF1, where tensors are hashable by id."""
+    """`==` / `!=`: elementwise under TF2 behaviour (TF's tensor equality, which
+    `enable_v2_behavior` / `disable_v2_behavior` switch) for eager tensors and tensors of a
+    function being traced (incompatible shapes give a scalar False/True, None compares
+    unequal); object identity otherwise, as TF1 and TF2's plain `tf.Graph`s compare tensors,
+    which are hashable by id there."""
     def operator(self, other):
-        if _api._FLAVOR != "v2":
+        if _api.flavor() != "v2" or not (type(self) is EagerTensor or getattr(
+                getattr(self, "graph", None), "building_function", False)):
             return (self is other) is identity_result
         if other is None:
             return not identity_result
