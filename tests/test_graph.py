@@ -357,3 +357,17 @@ def test_static_shapes_never_take_a_stand_in_size():
         rows = tf.reshape(d[8:16], [8, -1])
         with tf.compat.v1.Session() as sess:
             assert sess.run(rows, {d: np.zeros([20, 4])}).shape == (8, 4)
+
+
+def test_conv_and_pool_nodes_are_named_as_tf_kernels():
+    with tf.Graph().as_default():
+        v1 = tf.compat.v1
+        x = v1.placeholder(tf.float32, [None, 8, 8, 3])
+        w = tf.ones([3, 3, 3, 4])
+        types = [t.op.type for t in (
+            tf.nn.conv2d(x, w, 1, "SAME"), v1.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"),
+            tf.nn.max_pool2d(x, 2, 2, "VALID"), tf.nn.avg_pool2d(x, 2, 2, "VALID"),
+            tf.nn.depthwise_conv2d(x, tf.ones([3, 3, 3, 1]), [1, 1, 1, 1], "SAME"),
+            tf.nn.conv2d_transpose(x, tf.ones([3, 3, 2, 3]), [2, 8, 8, 2], 1))]
+        assert types == ["Conv2D", "Conv2D", "MaxPool", "AvgPool", "DepthwiseConv2dNative",
+                         "Conv2DBackpropInput"]

@@ -852,7 +852,7 @@ def _conv(x, filters, n, strides, padding, dilations, data_format, op_name=error
     return _from_channels_first(y, channels_last)
 
 
-@op(v1=["nn.conv2d"])
+@op(v1=["nn.conv2d"], graph_name="Conv2D")
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,
            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
     """2-D convolution; filter [height, width, in_channels, out_channels]."""
@@ -860,7 +860,7 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
                  dilations, data_format, op_name="Conv2D")
 
 
-@op(v2=["nn.conv2d"])
+@op(v2=["nn.conv2d"], graph_name="Conv2D")
 def conv2d_v2(input, filters, strides, padding, data_format="NHWC", dilations=None,
               name=None):
     return _conv(input, filters, 2, strides, padding, dilations, data_format, op_name="Conv2D")
@@ -879,14 +879,14 @@ def conv1d_v2(input, filters, stride, padding, data_format="NWC", dilations=None
     return _conv(input, filters, 1, stride, padding, dilations, data_format, op_name="Conv1D")
 
 
-@op(v1=["nn.conv3d"])
+@op(v1=["nn.conv3d"], graph_name="Conv3D")
 def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",
            dilations=(1, 1, 1, 1, 1), name=None, filters=None):
     return _conv(input, filter if filter is not None else filters, 3, strides, padding,
                  dilations, data_format, op_name="Conv3D")
 
 
-@op(v2=["nn.conv3d"])
+@op(v2=["nn.conv3d"], graph_name="Conv3D")
 def conv3d_v2(input, filters, strides, padding, data_format="NDHWC", dilations=None,
               name=None):
     return _conv(input, filters, 3, strides, padding, dilations, data_format, op_name="Conv3D")
@@ -973,7 +973,7 @@ def _conv_transpose(x, filters, output_shape, n, strides, padding, dilations, da
     return _from_channels_first(y, channels_last)
 
 
-@op(v1=["nn.conv2d_transpose"])
+@op(v1=["nn.conv2d_transpose"], graph_name="Conv2DBackpropInput")
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,
                      padding="SAME", data_format="NHWC", name=None, input=None, filters=None,
                      dilations=None):
@@ -983,7 +983,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,
                            strides, padding, dilations, data_format, op_name="Conv2DBackpropInput")
 
 
-@op(v2=["nn.conv2d_transpose"])
+@op(v2=["nn.conv2d_transpose"], graph_name="Conv2DBackpropInput")
 def conv2d_transpose_v2(input, filters, output_shape, strides, padding="SAME",
                         data_format="NHWC", dilations=None, name=None):
     return _conv_transpose(input, filters, output_shape, 2, strides, padding, dilations,
@@ -997,7 +997,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",
                            data_format, op_name="Conv1DBackpropInput")
 
 
-@op(v1=["nn.conv3d_transpose"])
+@op(v1=["nn.conv3d_transpose"], graph_name="Conv3DBackpropInputV2")
 def conv3d_transpose(value, filter=None, output_shape=None, strides=None, padding="SAME",
                      data_format="NDHWC", name=None, input=None, filters=None,
                      dilations=None):
@@ -1007,7 +1007,7 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
                            op_name="Conv3DBackpropInputV2")
 
 
-@op(v2=["nn.conv3d_transpose"])
+@op(v2=["nn.conv3d_transpose"], graph_name="Conv3DBackpropInputV2")
 def conv3d_transpose_v2(input, filters, output_shape, strides, padding="SAME",
                         data_format="NDHWC", dilations=None, name=None):
     return _conv_transpose(input, filters, output_shape, 3, strides, padding, dilations,
@@ -1036,21 +1036,21 @@ def _depthwise(x, filter, strides, padding, rate, data_format, op_name=errors.RU
     return _conv(x, w, 2, strides, padding, rate, data_format, op_name=op_name)
 
 
-@op(v1=["nn.depthwise_conv2d"])
+@op(v1=["nn.depthwise_conv2d"], graph_name="DepthwiseConv2dNative")
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,
                      dilations=None):
     return _depthwise(input, filter, strides, padding, rate if rate is not None else dilations,
                       data_format, op_name="DepthwiseConv2dNative")
 
 
-@op(v2=["nn.depthwise_conv2d"])
+@op(v2=["nn.depthwise_conv2d"], graph_name="DepthwiseConv2dNative")
 def depthwise_conv2d_v2(input, filter, strides, padding, data_format=None, dilations=None,
                         name=None):
     return _depthwise(input, filter, strides, padding, dilations, data_format,
                       op_name="DepthwiseConv2dNative")
 
 
-@op(v1=["nn.depthwise_conv2d_native"])
+@op(v1=["nn.depthwise_conv2d_native"], graph_name="DepthwiseConv2dNative")
 def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",
                             dilations=(1, 1, 1, 1), name=None):
     return _depthwise(input, filter, strides, padding, dilations, data_format)
@@ -1134,12 +1134,12 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     return _pool(input, ksize, strides, padding, data_format, 1, "MAX", op_name="MaxPool1D")
 
 
-@op("nn.max_pool2d")
+@op("nn.max_pool2d", graph_name="MaxPool")
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return _pool(input, ksize, strides, padding, data_format, 2, "MAX", op_name="MaxPool")
 
 
-@op("nn.max_pool3d")
+@op("nn.max_pool3d", graph_name="MaxPool3D")
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
     return _pool(input, ksize, strides, padding, data_format, 3, "MAX", op_name="MaxPool3D")
 
@@ -1161,12 +1161,12 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     return _pool(input, ksize, strides, padding, data_format, 1, "AVG", op_name="AvgPool1D")
 
 
-@op("nn.avg_pool2d")
+@op("nn.avg_pool2d", graph_name="AvgPool")
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return _pool(input, ksize, strides, padding, data_format, 2, "AVG", op_name="AvgPool")
 
 
-@op("nn.avg_pool3d")
+@op("nn.avg_pool3d", graph_name="AvgPool3D")
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
     return _pool(input, ksize, strides, padding, data_format, 3, "AVG", op_name="AvgPool3D")
 
