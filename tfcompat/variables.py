@@ -148,11 +148,22 @@ def _update_in_place(update, value):
         update(value)
 
 
+def _update_unless_symbolic(update, value):
+    """`_update_in_place`, skipped for a value with unknown dims: that is a graph's fake run
+    (which only needs the op's outputs), where torch cannot add an unknown dim in place."""
+    if all(type(size) is int for size in value.shape):
+        _update_in_place(update, value)
+
+
 def _check_same_shape(storage, value):
-    if storage.shape != value.shape:
+    """TF's check for assign/assign_add/assign_sub: equal shapes; while a graph is built an
+    unknown dim of the value matches, as TF's shape function merges compatible shapes."""
+    if len(storage.shape) != len(value.shape) or any(
+            type(a) is int and type(b) is int and a != b
+            for a, b in zip(storage.shape, value.shape)):
         raise errors.InvalidArgumentError(
             "Cannot update variable with shape %s using a Tensor with shape %s, shapes must "
-            "be equal." % (list(storage.shape), list(value.shape)))
+            "be equal." % (errors.format_shape(storage.shape), errors.format_shape(value.shape)))
 
 
 @op(graph_name="AssignAddVariableOp")
@@ -160,7 +171,7 @@ def assign_add_variable_op(resource, value, name=None):
     storage = variable_storage(resource)
     value = to_torch(value)
     _check_same_shape(storage, value)
-    _update_in_place(storage.add_, value)
+    _update_unless_symbolic(storage.add_, value)
     return None
 
 
@@ -169,7 +180,7 @@ def assign_sub_variable_op(resource, value, name=None):
     storage = variable_storage(resource)
     value = to_torch(value)
     _check_same_shape(storage, value)
-    _update_in_place(storage.sub_, value)
+    _update_unless_symbolic(storage.sub_, value)
     return None
 
 
