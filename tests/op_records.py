@@ -1477,9 +1477,6 @@ SESSION_REPLAY = ("a new Session on the same graph continues the op's sequence: 
                   "sess2 repeats sess1's A1, A2)")
 
 
-RANDOM_FLIP_GRAPH = ("images of unknown batch size do not build: torch.rand of the "
-                     "symbolic batch ('SymIntArrayRef expected to contain only concrete "
-                     "integers'); TF builds a [None, h, w, c] graph")
 SEEDED_INITIALIZER_GRAPH = ("a seeded Keras 2 initializer's graph node re-draws on each run; "
                             "Keras 2.15 initializers draw with stateless ops of seed "
                             "[seed, 0] (backend.RandomGenerator(seed, rng_type='stateless')),"
@@ -1644,12 +1641,10 @@ RECORDS += [
               name="nn.dropout(noise_shape)"),
     random_op("image.random_flip_left_right", Samples(IMAGES.shape, _flip_statistics(2),
                                                       atol=0.1),
-              (fixed(IMAGES),), NUMERIC, kwargs={"seed": 7},
-              xfail={"graph": RANDOM_FLIP_GRAPH}),
+              (fixed(IMAGES),), NUMERIC, kwargs={"seed": 7}),
     random_op("image.random_flip_up_down", Samples(IMAGES.shape, _flip_statistics(1),
                                                    atol=0.1),
-              (fixed(IMAGES),), NUMERIC, kwargs={"seed": 7},
-              xfail={"graph": RANDOM_FLIP_GRAPH}),
+              (fixed(IMAGES),), NUMERIC, kwargs={"seed": 7}),
     random_op("random.log_uniform_candidate_sampler",
               Samples((50,), _log_uniform_candidates, 0, 99, atol=0),
               (fixed(np.array([[3], [40]]), I64),), dtypes=(I64,),

@@ -250,7 +250,8 @@ def _random_flip_op(image, seed, up_down):
     axis = h if up_down else w
     gen = random_seed.generator(seed, torch.device("cpu"))
     if t.ndim == 4:
-        mask = (torch.rand(t.shape[0], generator=gen) < 0.5).to(t.device)
+        # filled in place: torch.rand(size, generator=...) rejects a graph's unknown batch
+        mask = (torch.empty(t.shape[0]).uniform_(generator=gen) < 0.5).to(t.device)
         return torch.where(mask.view(-1, 1, 1, 1), torch.flip(t, [axis]), t)
     return torch.flip(t, [axis]) if bool(torch.rand((), generator=gen) < 0.5) else t
 
