@@ -1364,10 +1364,7 @@ RECORDS += [
     OpRecord("sparse.to_dense", (uniform((3,), unknown_batch=False),), _dense, NUMERIC,
              call=with_sparse),
     OpRecord("sparse.to_dense", (uniform((3,)),), _dense, call=with_sparse, grad_args=(),
-             name="sparse.to_dense(values of unknown length)",
-             xfail={"graph": "SparseTensor(indices, placeholder [None], dense_shape) raises "
-                             "TypeError ('%d format: ... UnknownDimension') in "
-                             "SparseTensor.__init__; TF accepts values of unknown length"}),
+             name="sparse.to_dense(values of unknown length)"),
 ]
 
 RECORDS += [

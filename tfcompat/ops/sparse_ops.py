@@ -36,14 +36,13 @@ class SparseTensor(object):
             raise ValueError("SparseTensor needs indices of rank 2, values of rank 1 and "
                              "dense_shape of rank 1; got shapes %s, %s, %s"
                              % (ind_shape, val_shape, shape_shape))
-        if ind_shape[1] is not None and shape_shape[0] is not None and \
-                ind_shape[1] != shape_shape[0]:
+        (rows, columns), (entries,), (ranks,) = (
+            ind_shape.as_list(), val_shape.as_list(), shape_shape.as_list())  # None: unknown
+        if columns is not None and ranks is not None and columns != ranks:
             raise ValueError("indices have %d columns but dense_shape has %d entries"
-                             % (ind_shape[1], shape_shape[0]))
-        if ind_shape[0] is not None and val_shape[0] is not None and \
-                ind_shape[0] != val_shape[0]:
-            raise ValueError("indices has %d rows but values has %d entries"
-                             % (ind_shape[0], val_shape[0]))
+                             % (columns, ranks))
+        if rows is not None and entries is not None and rows != entries:
+            raise ValueError("indices has %d rows but values has %d entries" % (rows, entries))
 
     @classmethod
     def from_value(cls, sparse_tensor_value):
