@@ -903,9 +903,7 @@ RECORDS += [
     *with_v1(OpRecord("zeros_like", (uniform((2, 3)),), np.zeros_like, NUMERIC, grad_args=())),
     *with_v1(OpRecord("ones_like", (uniform((2, 3)),), np.ones_like, NUMERIC, grad_args=())),
     OpRecord("range", (fixed(2), fixed(9), fixed(3)), lambda a, b, c: np.arange(a, b, c),
-             NUMERIC, grad_args=(),
-             xfail={"graph": "tf.range of fed scalars does not build: the delta == 0 check "
-                             "guards on a data-dependent symbol (GuardOnDataDependentSymNode)"}),
+             NUMERIC, grad_args=()),
     OpRecord("linspace", (fixed(0.0), fixed(1.0)), lambda a, b: np.linspace(a, b, 5),
              call=lambda op, a, b: op(a, b, 5), grad_args=()),
     *with_v1(OpRecord("shape", (uniform((2, 3, 4)),), lambda v: np.array(v.shape), NUMERIC,

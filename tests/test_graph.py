@@ -371,3 +371,17 @@ def test_conv_and_pool_nodes_are_named_as_tf_kernels():
             tf.nn.conv2d_transpose(x, tf.ones([3, 3, 2, 3]), [2, 8, 8, 2], 1))]
         assert types == ["Conv2D", "Conv2D", "MaxPool", "AvgPool", "DepthwiseConv2dNative",
                          "Conv2DBackpropInput"]
+
+
+def test_range_of_fed_scalars_builds_and_checks_when_run():
+    """tf.range(n) of a scalar placeholder has unknown length; TF's checks run with the op."""
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        n = v1.placeholder(tf.int32, [])
+        idx = v1.placeholder(tf.int32, [None])
+        rows = tf.stack([tf.range(n), idx], 1)
+        assert tf.range(n).shape.as_list() == [None]
+        with v1.Session() as sess:
+            assert sess.run(rows, {n: 3, idx: [5, 6, 7]}).tolist() == [[0, 5], [1, 6], [2, 7]]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Requires start <= limit"):
+                sess.run(tf.range(n), {n: -1})

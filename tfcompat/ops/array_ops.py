@@ -279,6 +279,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
         found = [dtypes.from_torch(a.dtype) for a in args]
         dtype = max(found, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else 0)
     dtype = dtypes.as_dtype(dtype)
+    fed = [a for a in args if isinstance(a, FakeTensor) and not known_values(a)]
+    if fed:     # a graph's fed scalar: the length is known, and checked, when the op runs
+        size = fed[0].fake_mode.shape_env.create_unbacked_symint()
+        return torch.empty(size, dtype=dtype.torch_dtype, device=context.current_device())
     s, l, d = (known_values(a)[0] if known_values(a) else a.item() for a in args)
     if dtype.is_integer:  # (symbolic sizes stay symbolic: int() would pin them)
         s, l, d = (v if isinstance(v, (int, torch.SymInt)) else int(v) for v in (s, l, d))
