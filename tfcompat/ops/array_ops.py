@@ -279,7 +279,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
         found = [dtypes.from_torch(a.dtype) for a in args]
         dtype = max(found, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else 0)
     dtype = dtypes.as_dtype(dtype)
-    fed = [a for a in args if isinstance(a, FakeTensor) and not known_values(a)]
+    fed = [a for a in args if isinstance(a, FakeTensor) and not known_values(a) and
+           a.constant is None]
     if fed:     # a graph's fed scalar: the length is known, and checked, when the op runs
         size = fed[0].fake_mode.shape_env.create_unbacked_symint()
         return torch.empty(size, dtype=dtype.torch_dtype, device=context.current_device())
