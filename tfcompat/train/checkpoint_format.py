@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import socket
 import struct
 import time
@@ -152,6 +153,47 @@ def atomic_file(path):
     with atomic_path(path) as tmp:
         with open(tmp, "wb", buffering=0) as f:
             yield f
+
+
+@contextlib.contextmanager
+def atomic_directory(path):
+    """Yield a temporary directory beside `path`; on success its files are fsynced and it
+    replaces `path` (an existing directory is moved aside first and removed after), so a
+    crash leaves the old directory or the new one, never a half-written one at `path`."""
+    path = os.path.abspath(path)
+    parent = os.path.dirname(path)
+    os.makedirs(parent, exist_ok=True)
+    tmp = os.path.join(parent, ".%s.tmp-%s-%d-%s" % (os.path.basename(path), HOST,
+                                                     os.getpid(), uuid.uuid4().hex))
+    os.makedirs(tmp)
+    try:
+        yield tmp
+        for root, _, files in os.walk(tmp):
+            for name in files:
+                fd = os.open(os.path.join(root, name), os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            _fsync_dir(root)
+        old = None
+        if os.path.lexists(path):
+            old = tmp + ".old"
+            os.replace(path, old)
+        os.replace(tmp, path)
+        _fsync_dir(parent)
+        if old is not None and os.path.isdir(old):
+            shutil.rmtree(old, ignore_errors=True)
+        elif old is not None:
+            os.remove(old)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def write_bytes_atomic(path, data):
+    with atomic_file(path) as f:
+        f.write(data)
 
 
 def write_text_atomic(path, text):
