@@ -1,3 +1,4 @@
 """tfcompat.saved_model: TF's `tf.saved_model` (symbols are registered by the modules)."""
 from tfcompat.saved_model import constants, tag_constants, signature_constants  # noqa: F401
 from tfcompat.saved_model import saved_model_proto  # noqa: F401
+from tfcompat.saved_model import save_options, programs, save, load  # noqa: F401,A004

@@ -1,0 +1,340 @@
+"""`tf.saved_model.load` (TF 2): a SavedModel written by tfcompat (save.py) as live objects.
+
+As in TF 2: the result mirrors the saved object graph (attributes by the saved names,
+lists and dicts as lists and dicts); its variables are restored, trainable as saved, and
+live (a loaded function reads their current values and its assignments change them;
+gradients flow to them under a GradientTape); each saved tf.function becomes a callable
+that runs the saved trace its arguments match (ValueError when none does); `.signatures`
+maps each signature key to a function of keyword tensors returning a dict of tensors.
+Where we differ: loaded objects are `tf.Module`s (so `.variables` and
+`.trainable_variables` work on every one); SavedModels written by TensorFlow itself are not
+read here (their graphs are TF ops: see the GraphDef import issue).
+"""
+import inspect
+import json
+import os
+
+import numpy as np
+import torch
+
+from tfcompat._api import tf_export
+from tfcompat.eager import tape
+from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework.ops import to_torch
+from tfcompat.framework.tensor import EagerTensor
+from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.module.module import Module
+from tfcompat.saved_model import programs, saved_model_proto
+from tfcompat.saved_model.save import (FORMAT, FORMAT_VERSION, FUNCTIONS_DIRECTORY,
+                                       MANIFEST, VARIABLES_PREFIX)
+from tfcompat.train import checkpoint_format
+from tfcompat.variables import Variable
+
+_state = context.state
+
+
+class _UserObject(Module):
+    """A loaded object: its saved children, variables and functions as attributes; called,
+    it runs its saved `__call__` (a Keras model's call, as TF restores it)."""
+
+    def __call__(self, *args, **kwargs):
+        function = self.__dict__.get("_restored_call")
+        if function is None:
+            raise TypeError("'%s' object loaded from a SavedModel is not callable: it had no "
+                            "__call__ function when saved" % type(self).__name__)
+        return function(*args, **kwargs)
+
+
+def _spec_matches(spec, value, flat):
+    """Whether `value` fits the saved argument type `spec`; its tensors go to `flat`."""
+    if "tensor" in spec:
+        tensor_spec = spec["tensor"]
+        if value is None or isinstance(value, (str, bytes, dict)):
+            return False
+        try:
+            array = to_torch(value, dtype=dtypes.as_dtype(tensor_spec["dtype"]))
+        except (TypeError, ValueError, errors.OpError):
+            return False
+        if not isinstance(array, torch.Tensor) or \
+                dtypes.from_torch(array.dtype).name != tensor_spec["dtype"]:
+            return False
+        if not TensorShape(tensor_spec["shape"]).is_compatible_with(TensorShape(list(array.shape))):
+            return False
+        flat.append(array)
+        return True
+    if "literal" in spec:
+        return type(value) is type(spec["literal"]) and value == spec["literal"] or \
+            (value is None and spec["literal"] is None)
+    for kind, container in (("list", list), ("tuple", tuple)):
+        if kind in spec:
+            return isinstance(value, (list, tuple)) and len(value) == len(spec[kind]) and \
+                all(_spec_matches(s, v, flat) for s, v in zip(spec[kind], value))
+    if "dict" in spec:
+        keys = [key for key, _ in spec["dict"]]
+        return isinstance(value, dict) and sorted(value) == sorted(keys) and \
+            all(_spec_matches(s, value[key], flat) for key, s in spec["dict"])
+    return False
+
+
+def _spec_text(spec):
+    if "tensor" in spec:
+        t = spec["tensor"]
+        return "TensorSpec(shape=%s, dtype=tf.%s, name=%r)" % (
+            tuple(t["shape"]) if t["shape"] is not None else None, t["dtype"], t["name"])
+    if "literal" in spec:
+        return repr(spec["literal"])
+    for kind, (start, end) in (("list", "[]"), ("tuple", "()")):
+        if kind in spec:
+            return start + ", ".join(_spec_text(s) for s in spec[kind]) + end
+    return "{%s}" % ", ".join("%r: %s" % (key, _spec_text(s)) for key, s in spec["dict"])
+
+
+def _pack(structure, outputs):
+    if structure is None:
+        return None
+    if "output" in structure:
+        return outputs[structure["output"]]
+    if "list" in structure:
+        return [_pack(s, outputs) for s in structure["list"]]
+    if "tuple" in structure:
+        return tuple(_pack(s, outputs) for s in structure["tuple"])
+    return {key: _pack(s, outputs) for key, s in structure["dict"]}
+
+
+_PARAMETER_KINDS = {kind.name: kind for kind in (
+    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY,
+    inspect.Parameter.VAR_KEYWORD)}
+
+
+class _LoadedConcreteFunction(object):
+    """One saved trace: its program, argument types and the variables it reads."""
+
+    def __init__(self, entry, module, extras):
+        self.name = entry["name"]
+        self._entry = entry
+        self._module = module
+        self._extras = extras           # Variables (live) and captured tensors
+        self._parameters = [(name, _PARAMETER_KINDS[kind]) for name, kind in entry["parameters"]]
+        specs = list(entry["args"]) + [spec for _, spec in entry["kwargs"]]
+        self._specs = specs
+        self._signature = inspect.Signature([inspect.Parameter(name, kind)
+                                             for name, kind in self._parameters])
+
+    def bind(self, args, kwargs):
+        """The flat tensors of a call with these arguments, or None if they do not match.
+        Omitted arguments traced with a Python value take that value (Keras' `training`)."""
+        try:
+            bound = self._signature.bind_partial(*args, **kwargs)
+        except TypeError:
+            return None
+        flat = []
+        for (name, _), spec in zip(self._parameters, self._specs):
+            if name not in bound.arguments:
+                if "literal" not in spec:
+                    return None
+                continue
+            if not _spec_matches(spec, bound.arguments[name], flat):
+                return None
+        return flat
+
+    def argument_text(self):
+        return "(%s)" % ", ".join("%s: %s" % (name, _spec_text(spec)) for (name, _), spec in
+                                  zip(self._parameters, self._specs))
+
+    def run(self, tensors):
+        """The flat outputs (EagerTensors) for the flat input tensors: the variables read
+        live, under autograd while a tape records."""
+        values = list(tensors)
+        for extra in self._extras:
+            values.append(extra._tfcompat_tensor_() if isinstance(extra, Variable) else extra)
+        with torch.enable_grad() if tape.recording() else torch.no_grad():
+            return [EagerTensor(value) for value in self._module(*values)]
+
+    def call_flat(self, tensors):
+        return _pack(self._entry["outputs"], self.run(tensors))
+
+    def __call__(self, *args, **kwargs):
+        flat = self.bind(args, kwargs)
+        if flat is None:
+            raise TypeError("%s%s was called with arguments that do not match its trace"
+                            % (self.name, self.argument_text()))
+        return self.call_flat(flat)
+
+
+class RestoredFunction(object):
+    """A tf.function loaded from a SavedModel: runs the saved trace its arguments match."""
+
+    def __init__(self, name, concretes):
+        self.__name__ = name
+        self._concretes = concretes
+
+    @property
+    def concrete_functions(self):
+        return list(self._concretes)
+
+    def _match(self, args, kwargs):
+        for concrete in self._concretes:
+            flat = concrete.bind(args, kwargs)
+            if flat is not None:
+                return concrete, flat
+        options = "\n".join("  Option %d:\n    %s" % (i + 1, c.argument_text())
+                            for i, c in enumerate(self._concretes))
+        raise ValueError(
+            "Could not find matching concrete function to call loaded from the SavedModel. "
+            "Got:\n  Positional arguments (%d total):\n%s\n  Keyword arguments: %r\n\n "
+            "Expected these arguments to match one of the following %d option(s):\n\n%s"
+            % (len(args), "\n".join("    * %r" % (a,) for a in args), kwargs,
+               len(self._concretes), options))
+
+    def __call__(self, *args, **kwargs):
+        concrete, flat = self._match(args, kwargs)
+        return concrete.call_flat(flat)
+
+    def get_concrete_function(self, *args, **kwargs):
+        if not args and not kwargs and len(self._concretes) == 1:
+            return self._concretes[0]
+        return self._match(args, kwargs)[0]
+
+
+class _SignatureFunction(object):
+    """A signature of a loaded SavedModel: keyword tensors in, {output key: tensor} out."""
+
+    def __init__(self, key, entry, concrete):
+        self.key = key
+        self._input_names = list(entry["inputs"])
+        self._output_names = list(entry["outputs"])
+        self._output_positions = list(entry["output_positions"])
+        self._concrete = concrete
+        self.structured_outputs = {name: None for name in self._output_names}
+
+    @property
+    def structured_input_signature(self):
+        specs = [spec["tensor"] for spec in self._concrete._specs if "tensor" in spec]
+        return (), {name: _spec_text({"tensor": dict(spec, name=name)})
+                    for name, spec in zip(self._input_names, specs)}
+
+    def __call__(self, *args, **kwargs):
+        if args:
+            raise TypeError("signature %r takes keyword arguments only (%s); got %d "
+                            "positional" % (self.key, ", ".join(self._input_names), len(args)))
+        missing = [name for name in self._input_names if name not in kwargs]
+        unknown = sorted(set(kwargs) - set(self._input_names))
+        if missing or unknown:
+            raise TypeError("signature %r takes the keyword arguments %s; missing %s, "
+                            "unexpected %s" % (self.key, self._input_names, missing, unknown))
+        flat = []
+        specs = [spec for spec in self._concrete._specs if "tensor" in spec]
+        for name, spec in zip(self._input_names, specs):
+            if not _spec_matches(spec, kwargs[name], flat):
+                raise errors.InvalidArgumentError(
+                    None, None, "signature %r: input %r does not match %s"
+                    % (self.key, name, _spec_text(spec)))
+        outputs = self._concrete.run(flat)
+        return {name: outputs[position] for name, position in
+                zip(self._output_names, self._output_positions)}
+
+
+class _SignatureMap(dict):
+    """`loaded.signatures`: {signature key: function}."""
+
+
+def _read_manifest(export_dir):
+    path = os.path.join(export_dir, MANIFEST)
+    if not os.path.isfile(path):
+        raise NotImplementedError(
+            "%s is a SavedModel written by TensorFlow: tfcompat loads SavedModels it wrote "
+            "itself (running TensorFlow's own graphs is not implemented yet). Rebuild the "
+            "model in code and restore its variables from %s with tf.train.Checkpoint."
+            % (export_dir, os.path.join(export_dir, VARIABLES_PREFIX)))
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except ValueError as error:
+        raise errors.DataLossError(None, None, "%s is corrupted: %s" % (path, error))
+    if manifest.get("format") != FORMAT or manifest.get("version", 0) > FORMAT_VERSION:
+        raise errors.DataLossError(None, None, "%s is not a SavedModel manifest of a version "
+                                   "this tfcompat reads (format %r, version %r)"
+                                   % (path, manifest.get("format"), manifest.get("version")))
+    return manifest
+
+
+def _check_tags(proto, tags, export_dir):
+    if tags is None:
+        return
+    wanted = {tags} if isinstance(tags, str) else set(tags)
+    available = [sorted(m.meta_info_def.tags) for m in proto.meta_graphs]
+    if not any(wanted == set(t) for t in available):
+        raise RuntimeError("MetaGraphDef associated with tags %s could not be found in "
+                           "SavedModel %s, with available tags '%s'"
+                           % (sorted(wanted), export_dir, available))
+
+
+class _Loader(object):
+    def __init__(self, export_dir, manifest):
+        self.export_dir = export_dir
+        self.manifest = manifest
+        self.reader = checkpoint_format.open_reader(os.path.join(export_dir, VARIABLES_PREFIX))
+        self.objects = [self._make(entry) for entry in manifest["objects"]]
+        self.functions = [self._function(entry) for entry in manifest["functions"]]
+
+    def _make(self, entry):
+        variable = entry.get("variable")
+        if variable is None:
+            return _UserObject()
+        value = self.reader.get_tensor(variable["key"])
+        if isinstance(value, np.ndarray) and value.dtype == object:
+            raise NotImplementedError("loading string variables from a SavedModel")
+        return Variable(np.asarray(value), trainable=variable["trainable"],
+                        name=variable["name"].split(":")[0],
+                        dtype=dtypes.as_dtype(variable["dtype"]))
+
+    def _function(self, entry):
+        module, extra_tensors = programs.load(
+            os.path.join(self.export_dir, FUNCTIONS_DIRECTORY), entry["program"])
+        extras = []
+        for item in entry["extras"]:
+            if "variable" in item:
+                extras.append(self._variable(item["variable"]))
+            else:
+                extras.append(extra_tensors[item["capture"]])
+        return _LoadedConcreteFunction(entry, module, extras)
+
+    def _variable(self, key):
+        for entry, obj in zip(self.manifest["objects"], self.objects):
+            if (entry.get("variable") or {}).get("key") == key:
+                return obj
+        raise errors.DataLossError(None, None, "%s: a function reads the variable %r, which "
+                                   "the SavedModel does not hold" % (self.export_dir, key))
+
+    def root(self):
+        for obj, entry in zip(self.objects, self.manifest["objects"]):
+            if isinstance(obj, Variable):
+                continue
+            for name, child in entry["children"]:
+                setattr(obj, name, self.objects[child])
+            for name, ids in entry.get("functions", {}).items():
+                restored = RestoredFunction(name, [self.functions[i] for i in ids])
+                if name == "__call__":
+                    obj.__dict__["_restored_call"] = restored
+                else:
+                    setattr(obj, name, restored)
+        root = self.objects[0]
+        signatures = _SignatureMap()
+        for key, entry in sorted(self.manifest["signatures"].items()):
+            signatures[key] = _SignatureFunction(key, entry, self.functions[entry["function"]])
+        root.signatures = signatures
+        return root
+
+
+@tf_export(v2=["saved_model.load"], v1=["saved_model.load_v2"])
+def load(export_dir, tags=None, options=None):
+    """TF 2's `tf.saved_model.load` (see the module docstring)."""
+    if _state.building_graph:
+        raise RuntimeError("tf.saved_model.load (TF 2) runs eagerly; in a TF1 graph use "
+                           "tf.compat.v1.saved_model.loader.load(sess, tags, export_dir).")
+    export_dir = os.fspath(export_dir)
+    proto = saved_model_proto.read(export_dir)
+    manifest = _read_manifest(export_dir)
+    _check_tags(proto, tags, export_dir)
+    return _Loader(export_dir, manifest).root()

@@ -1,0 +1,194 @@
+"""Traced functions as torch.export programs: how a SavedModel stores its functions.
+
+A traced function (a ConcreteFunction's GraphModule, or a TF1 signature's pruned graph) is
+exported with `torch.export.export` (non-strict), its unknown dimensions dynamic. Its inputs
+are the function's tensors followed by the variables it reads, so the variables stay
+outside the program: a loaded function reads (and assigns) live variables, and gradients
+flow to them.
+
+On disk a program is two files: `<name>.json`, torch's own serialized form of the program
+(`torch._export.serde`), and `<name>.safetensors`, its constant tensors. Where we differ
+from `torch.export.save`/`load`: those pickle tensors and run Python code kept in the file
+(guards), so loading never uses them. `load` reads the JSON, refuses any call target that
+is not an aten/prims operator or a fixed set of Python operators, drops the file's guards
+and source metadata, and gives the constants from safetensors; nothing in the file is run
+as code. `serving_program` is the self-contained form (`.pt2`, variables as parameters) that
+plain PyTorch loads with `torch.export.load` (used by `tfcompat export`).
+"""
+import json
+import os
+import re
+
+import torch
+
+from tfcompat.framework import errors
+
+# Call targets a loaded program may name: aten/prims overloads, the higher-order ops export
+# emits for control flow and grad modes, and the Python operators of symbolic sizes.
+_SAFE_TARGET = re.compile(
+    r"(torch\.ops\.(aten|prims)\.\w+\.\w+"
+    r"|torch\.ops\.higher_order\.(cond|while_loop|wrap_with_set_grad_enabled|"
+    r"wrap_with_autocast|scan|map_impl)"
+    r"|_operator\.(getitem|add|sub|mul|floordiv|truediv|mod|neg|pow|eq|ne|lt|le|gt|ge|"
+    r"and_|or_|not_|pos|abs)"
+    r"|torch\.sym_(int|float|max|min|not|ite|sqrt|sum)"
+    r"|math\.(ceil|floor|trunc|sqrt))\Z")
+
+# Example sizes for unknown dimensions: distinct and above 1, so export neither
+# specializes them (0/1) nor unifies unrelated ones.
+_EXAMPLE_SIZES = (3, 5, 7, 11, 13, 17, 19, 23)
+
+
+class ProgramExportError(NotImplementedError):
+    """A traced function that torch.export cannot turn into a program."""
+
+
+def _example(shape, dtype, position):
+    if shape is None:
+        raise ProgramExportError("an input of unknown rank (TensorSpec(shape=None)): give "
+                                 "the input_signature a shape of known rank")
+    sizes = [size if size is not None else _EXAMPLE_SIZES[(position + axis) % len(_EXAMPLE_SIZES)]
+             for axis, size in enumerate(shape)]
+    dynamic = {axis: torch.export.Dim.DYNAMIC for axis, size in enumerate(shape) if size is None}
+    return torch.zeros(sizes, dtype=dtype), (dynamic or None)
+
+
+def export(module, feed_specs, extra_values, what):
+    """The ExportedProgram of a build_module GraphModule: `feed_specs` lists (shape with None
+    for unknown sizes, torch dtype) of its feeds; `extra_values` its graph inputs' values
+    (variables' storage, captures). `what` names the function in errors."""
+    examples, dynamic = [], []
+    for position, (shape, dtype) in enumerate(feed_specs):
+        try:
+            example, dims = _example(shape, dtype, position)
+        except ProgramExportError as error:
+            raise ProgramExportError("Cannot save %s: %s." % (what, error))
+        examples.append(example)
+        dynamic.append(dims)
+    dynamic.extend([None] * len(extra_values))
+    try:
+        return torch.export.export(module, tuple(examples) + tuple(extra_values),
+                                   dynamic_shapes=tuple(dynamic), strict=False)
+    except Exception as error:      # noqa: BLE001 - torch.export's many error classes
+        raise ProgramExportError(
+            "Cannot save %s: torch.export cannot export it (%s: %s). tfcompat stores traced "
+            "functions as torch.export programs; ops whose output shapes depend on values "
+            "(boolean_mask, unique, where with one argument), string ops and Python "
+            "callbacks cannot be stored." % (what, type(error).__name__,
+                                             str(error).split("\n")[0]))
+
+
+def save(program, directory, name, extra_tensors=None):
+    """Write `program` as `<directory>/<name>.json` + `.safetensors` (see the module doc),
+    with `extra_tensors` ({name: tensor}, the function's captured values) in the latter."""
+    # in-function: safetensors is only needed when saving or loading a SavedModel
+    from safetensors.torch import save as save_tensors
+    from torch._export.serde import serialize as serde
+    artifact = serde.serialize(program)
+    tensors = {"constant:" + key: value.detach().contiguous()
+               for key, value in program.constants.items() if isinstance(value, torch.Tensor)}
+    tensors.update({"state:" + key: value.detach().contiguous()
+                    for key, value in program.state_dict.items()})
+    tensors.update({"extra:" + key: value.detach().contiguous()
+                    for key, value in (extra_tensors or {}).items()})
+    with open(os.path.join(directory, name + ".json"), "wb") as f:
+        f.write(artifact.exported_program)
+    with open(os.path.join(directory, name + ".safetensors"), "wb") as f:
+        f.write(save_tensors(tensors))
+
+
+def _check_and_strip(value, path):
+    """Refuse call targets outside `_SAFE_TARGET`; drop guards and node metadata (source
+    text that code generation would copy)."""
+    if isinstance(value, dict):
+        target = value.get("target")
+        if isinstance(target, str) and not _SAFE_TARGET.match(target):
+            raise errors.DataLossError(None, None, "%s names the call target %r, which is not "
+                                       "a torch operator: refusing to load it" % (path, target))
+        if "guards_code" in value:
+            value["guards_code"] = []
+        if "target" in value and isinstance(value.get("metadata"), dict):
+            value["metadata"] = {}
+        for item in value.values():
+            _check_and_strip(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            _check_and_strip(item, path)
+
+
+def load(directory, name):
+    """(module, extra tensors) of what `save` wrote: the module (flat tensors in, a tuple of
+    tensors out) and {name: tensor}; a file whose program names a target that is not a
+    torch operator is refused."""
+    # in-function: safetensors is only needed when saving or loading a SavedModel
+    from safetensors.torch import load as load_tensors
+    from torch._export.serde import serialize as serde
+    path = os.path.join(directory, name + ".json")
+    try:
+        with open(path, "rb") as f:
+            document = json.loads(f.read())
+        with open(os.path.join(directory, name + ".safetensors"), "rb") as f:
+            tensors = load_tensors(f.read())
+    except FileNotFoundError as error:
+        raise errors.NotFoundError(None, None, "SavedModel function file missing: %s"
+                                   % error.filename)
+    except Exception as error:      # noqa: BLE001 - JSON and safetensors decoding errors
+        raise errors.DataLossError(None, None, "%s: cannot read this function of the "
+                                   "SavedModel (%s); the file is corrupted or truncated."
+                                   % (path, error))
+    _check_and_strip(document, path)
+    constants = {key[len("constant:"):]: value for key, value in tensors.items()
+                 if key.startswith("constant:")}
+    state = {key[len("state:"):]: value for key, value in tensors.items()
+             if key.startswith("state:")}
+    extra = {key[len("extra:"):]: value for key, value in tensors.items()
+             if key.startswith("extra:")}
+    try:
+        program = serde.ExportedProgramDeserializer().deserialize(
+            serde._dict_to_dataclass(serde.ExportedProgram, document), state, constants, None)
+        module = program.module()
+    except Exception as error:      # noqa: BLE001 - the deserializer's many error classes
+        raise errors.DataLossError(None, None, "%s: cannot rebuild this function of the "
+                                   "SavedModel (%s: %s)." % (path, type(error).__name__,
+                                                             str(error).split("\n")[0]))
+    return module, extra
+
+
+class _Serving(torch.nn.Module):
+    """A signature as one module: keyword tensors in, a dict of tensors out, the variables
+    it reads held as buffers (so the program is self-contained)."""
+
+    def __init__(self, module, input_names, variables, output_names):
+        super().__init__()
+        self.function = module
+        self.input_names = list(input_names)
+        self.output_names = list(output_names)
+        self.variable_names = []
+        for index, value in enumerate(variables):
+            name = "variable_%d" % index
+            self.register_buffer(name, value.detach().clone())
+            self.variable_names.append(name)
+
+    def forward(self, **inputs):
+        values = [inputs[name] for name in self.input_names] + \
+            [getattr(self, name) for name in self.variable_names]
+        outputs = self.function(*values)
+        return {name: value for name, value in zip(self.output_names, outputs)}
+
+
+def serving_program(module, inputs, variables, output_names, what):
+    """A self-contained ExportedProgram of a signature for `torch.export.save`: `inputs`
+    lists (name, shape, torch dtype); called `program.module()(**tensors)`, it returns
+    {output name: tensor}."""
+    serving = _Serving(module, [name for name, _, _ in inputs], variables, output_names)
+    examples, dynamic = {}, {}
+    for position, (name, shape, dtype) in enumerate(inputs):
+        try:
+            examples[name], dynamic[name] = _example(shape, dtype, position)
+        except ProgramExportError as error:
+            raise ProgramExportError("Cannot export %s: %s." % (what, error))
+    try:
+        return torch.export.export(serving, (), examples, dynamic_shapes=dynamic, strict=False)
+    except Exception as error:      # noqa: BLE001 - torch.export's many error classes
+        raise ProgramExportError("Cannot export %s with torch.export (%s: %s)."
+                                 % (what, type(error).__name__, str(error).split("\n")[0]))
