@@ -906,7 +906,15 @@ class Graph(object):
         args_t = self._template(tuple(args), inputs)
         kwargs_t = self._template(dict(kwargs), inputs)
         op_class = ConstantOp if op_type == "Const" and not inputs else BoundOp
-        bound = op_class(fn, op_type, args_t, kwargs_t)
+        return self.record_bound(op_class(fn, op_type, args_t, kwargs_t), inputs, name)
+
+    @_serialized
+    def record_bound(self, bound, inputs, name=None):
+        """Add the node of `bound` (a BoundOp whose `_Slot`s number `inputs`, tensors of this
+        graph) named `name` ("scope/name/" exactly); returns its outputs as SymbolicTensors.
+        `record` builds `bound` from an op call; importing a meta graph builds it from a
+        NodeDef."""
+        op_type = bound.op_type
         unknown_rank = [i for i, t in enumerate(inputs) if t._static.rank is None]
         try:
             if unknown_rank:

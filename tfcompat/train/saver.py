@@ -26,7 +26,7 @@ import numpy as np
 
 from tfcompat._api import tf_export
 from tfcompat._version import __version__ as tfcompat_version
-from tfcompat.framework import context, errors, graph
+from tfcompat.framework import context, errors, graph, meta_graph
 from tfcompat.trackable import tracking
 from tfcompat.train import checkpoint_format, tensor_bundle, training_util
 from tfcompat.variables import PartitionedVariable, Variable
@@ -404,6 +404,8 @@ class Saver(object):
         self._filename = filename
         self._last_checkpoints = []  # [(prefix, time)]
         self._names = None
+        # the name scope TF's save and restore ops take ("save", "save_1", ...)
+        self._scope = None if self._eager else get_default_graph().unique_name(name or "save")
         if self._eager:
             self._names = _names_to_variables(var_list)
         elif not defer_build:
@@ -430,8 +432,14 @@ class Saver(object):
         return self.as_saver_def()
 
     def as_saver_def(self):
+        """TF's SaverDef: the settings, and the names TF gives the Saver's filename tensor,
+        save tensor and restore op (tfcompat's Saver saves without graph ops)."""
         from tensorboard.compat.proto import saver_pb2
+        scope = self._scope or "save"
         return saver_pb2.SaverDef(
+            filename_tensor_name=scope + "/Const:0",
+            save_tensor_name=scope + "/control_dependency:0",
+            restore_op_name=scope + "/restore_all",
             max_to_keep=self._max_to_keep or 0, sharded=self._sharded,
             keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours,
             version=saver_pb2.SaverDef.V2)
@@ -509,8 +517,7 @@ class Saver(object):
         if not names:
             _logger.info("Skipping save: the Saver has no variables")
             return None
-        checkpoint_format.write(prefix, {name: _value_to_save(var, session)
-                                         for name, var in names.items()})
+        checkpoint_format.write(prefix, self.values_to_save(sess))
         if write_state:
             doomed = self._record(prefix)
             if doomed:  # listed until deleted, so a crash meanwhile leaves them recoverable
@@ -525,6 +532,13 @@ class Saver(object):
         if write_meta_graph and not self._eager:
             self.export_meta_graph(prefix + "." + meta_graph_suffix)
         return prefix
+
+    def values_to_save(self, sess):
+        """{checkpoint key: value} of this Saver's variables, as `save` writes them
+        (SavedModel builders keep them until they write the directory)."""
+        session = self._session(sess)
+        return {name: _value_to_save(var, session)
+                for name, var in self._built_names("save").items()}
 
     def restore(self, sess, save_path):
         """Restore the variables from a checkpoint (ours or TensorFlow's)."""
@@ -541,8 +555,10 @@ class Saver(object):
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
                           export_scope=None, clear_devices=False, clear_extraneous_savers=False,
                           strip_default_attrs=False, save_debug_info=False):
-        return export_meta_graph(filename=filename, as_text=as_text,
-                                 saver_def=self.as_saver_def())
+        """`export_meta_graph` of the default graph with this Saver's SaverDef."""
+        return export_meta_graph(filename=filename, saver_def=self.as_saver_def(),
+                                 collection_list=collection_list, as_text=as_text,
+                                 export_scope=export_scope, clear_devices=clear_devices)
 
 
 @tf_export(v1=["train.export_meta_graph"])
@@ -550,30 +566,110 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                       collection_list=None, as_text=False, graph=None, export_scope=None,
                       clear_devices=False, clear_extraneous_savers=False,
                       strip_default_attrs=False, save_debug_info=False, **kwargs):
-    """A MetaGraphDef of the graph (its GraphDef, the SaverDef), written to `filename`.
-
-    Collections are not serialized, and the GraphDef's ops are for inspection (TensorBoard):
-    tfcompat cannot import a meta graph back."""
-    from google.protobuf import text_format
-    from tensorboard.compat.proto import meta_graph_pb2
+    """TF's `tf.train.export_meta_graph`: the MetaGraphDef of the graph (its ops, the
+    collections, `saver_def`), written to `filename` (binary, or text with `as_text`).
+    `import_meta_graph` rebuilds it (framework/meta_graph.py says which nodes it can).
+    A given `graph_def` replaces the graph's ops (TF's use: inspection)."""
     if not _state.building_graph and graph is None:
         raise RuntimeError("Exporting/importing meta graphs is not supported when eager "
                            "execution is enabled. No graph exists when eager execution is "
                            "enabled.")
     graph = graph if graph is not None else get_default_graph()
-    meta = meta_graph_pb2.MetaGraphDef()
-    if meta_info_def is not None:
-        meta.meta_info_def.CopyFrom(meta_info_def)
+    meta = meta_graph.export_scoped_meta_graph(
+        graph, meta_info_def=meta_info_def, saver_def=saver_def,
+        collection_list=collection_list, export_scope=export_scope,
+        clear_devices=clear_devices)
     meta.meta_info_def.tensorflow_version = "tfcompat-" + tfcompat_version
-    meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def())
-    if saver_def is not None:
-        meta.saver_def.CopyFrom(saver_def)
+    if graph_def is not None:
+        meta.graph_def.CopyFrom(graph_def)
     if filename:
-        data = text_format.MessageToString(meta).encode("utf-8") if as_text \
-            else meta.SerializeToString()
-        with checkpoint_format.atomic_file(filename) as f:
-            f.write(data)
+        write_meta_graph(filename, meta, as_text)
     return meta
+
+
+def write_meta_graph(filename, meta, as_text=False):
+    """Write MetaGraphDef `meta` to `filename` atomically (binary, or protobuf text)."""
+    from google.protobuf import text_format
+    data = text_format.MessageToString(meta).encode("utf-8") if as_text \
+        else meta.SerializeToString()
+    with checkpoint_format.atomic_file(os.fspath(filename)) as f:
+        f.write(data)
+
+
+def read_meta_graph_file(filename):
+    """The MetaGraphDef in `filename`, binary or text as TF reads it; NotFoundError when
+    there is none, DataLossError when it parses as neither."""
+    from google.protobuf import text_format
+    from tensorboard.compat.proto import meta_graph_pb2
+    filename = _as_str(os.fspath(filename))
+    try:
+        with open(filename, "rb") as f:
+            data = f.read()
+    except OSError as error:
+        raise errors.NotFoundError(None, None, "%s; No such file or directory (%s)"
+                                   % (filename, error)) from None
+    meta = meta_graph_pb2.MetaGraphDef()
+    try:
+        meta.ParseFromString(data)
+        return meta
+    except Exception:       # noqa: BLE001 - protobuf's DecodeError: maybe the text format
+        pass
+    try:
+        text_format.Parse(data.decode("utf-8"), meta)
+    except (text_format.ParseError, UnicodeDecodeError) as error:
+        raise errors.DataLossError(None, None, "%s is not a MetaGraphDef: it parses neither as "
+                                   "a binary nor as a text proto (%s)" % (filename, error)) \
+            from None
+    return meta
+
+
+def _imported_variable(initial_value, name, trainable, shape):
+    """A TF1 graph variable rebuilt by `import_meta_graph` (its collections come after)."""
+    return Variable(initial_value, trainable=trainable, collections=[], name=name,
+                    shape=shape)
+
+
+def import_meta_graph_into(meta_graph_def, graph, import_scope=None, clear_devices=False):
+    """Rebuild a MetaGraphDef written by tfcompat into `graph`; returns {name in the file
+    ("w:0"): variable} (what `import_meta_graph` and SavedModel loading share)."""
+    return meta_graph.import_scoped_meta_graph(meta_graph_def, graph, _imported_variable,
+                                               import_scope, clear_devices)
+
+
+@tf_export(v1=["train.import_meta_graph"])
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """TF's `tf.train.import_meta_graph`: rebuild a meta graph (a MetaGraphDef or a `.meta`
+    file written by tfcompat) into the default graph, names under `import_scope`, devices
+    dropped with `clear_devices`. Returns a Saver of its variables, restoring each from its
+    name in the file, as TF's restore ops do (None when there are no variables)."""
+    if not _state.building_graph:
+        raise RuntimeError("Exporting/importing meta graphs is not supported. No graph exists "
+                           "when eager execution is enabled.")
+    meta = meta_graph_or_file if hasattr(meta_graph_or_file, "graph_def") \
+        else read_meta_graph_file(meta_graph_or_file)
+    variables = import_meta_graph_into(meta, get_default_graph(), import_scope, clear_devices)
+    return saver_for_imported(meta, variables)
+
+
+def saver_for_imported(meta, variables):
+    """The Saver TF makes for an imported meta graph: its SaverDef's settings, saving and
+    restoring the global variables under their names in the file; None without variables."""
+    global_names = set()
+    for collection_key in ("variables",):
+        collection = meta.collection_def.get(collection_key)
+        if collection is not None:
+            global_names.update(meta_graph.variable_names(collection))
+    var_list = {name[:-2]: variable for name, variable in variables.items()
+                if name in global_names}
+    if not var_list:
+        _logger.info("Saver not created because there are no variables in the graph to "
+                     "restore")
+        return None
+    saver_def = meta.saver_def if meta.HasField("saver_def") else None
+    return Saver(var_list, max_to_keep=saver_def.max_to_keep if saver_def else 5,
+                 keep_checkpoint_every_n_hours=saver_def.keep_checkpoint_every_n_hours
+                 if saver_def and saver_def.keep_checkpoint_every_n_hours else 10000.0,
+                 saver_def=saver_def)
 
 
 # ---------------------------------------------------------------- init_from_checkpoint
