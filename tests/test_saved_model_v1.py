@@ -260,3 +260,128 @@ def test_main_op_initializes_global_and_local_variables():
         with v1.Session() as sess:
             sess.run(init)
             assert sess.run([g, local]) == [3.0, 4.0]
+
+
+# ---------------------------------------------------------------- Estimator export
+
+FEATURES = np.random.RandomState(0).rand(8, 3).astype(np.float32)
+
+
+def _model_fn(features, labels, mode):
+    x = features["x"] if isinstance(features, dict) else features
+    w = v1.get_variable("w", [3, 2], initializer=v1.random_normal_initializer(seed=2))
+    logits = tf.matmul(x, w)
+    probs = tf.nn.softmax(logits)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"probs": probs})
+    loss = v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = v1.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    model_dir = str(tmp_path_factory.mktemp("estimator"))
+    estimator = tf.estimator.Estimator(_model_fn, model_dir=model_dir)
+    labels = (FEATURES[:, 0] > 0.5).astype(np.int32)
+    estimator.train(v1.estimator.inputs.numpy_input_fn(
+        {"x": FEATURES}, labels, batch_size=4, num_epochs=2, shuffle=False))
+    expected = np.array([p["probs"] for p in estimator.predict(
+        v1.estimator.inputs.numpy_input_fn({"x": FEATURES}, shuffle=False))])
+    return estimator, expected
+
+
+def test_estimator_export_saved_model_loads_and_serves(trained, tmp_path):
+    estimator, expected = trained
+    with tf.Graph().as_default():
+        receiver_fn = tf.estimator.export.build_raw_serving_input_receiver_fn(
+            {"x": v1.placeholder(tf.float32, [None, 3], name="features")})
+    path = estimator.export_saved_model(str(tmp_path), receiver_fn)
+    assert isinstance(path, bytes) and os.path.dirname(path) == os.fsencode(tmp_path)
+    assert os.path.basename(path).isdigit()
+    assert sorted(os.listdir(path)) == [b"saved_model.pb", b"variables"]
+    with tf.Graph().as_default():
+        with v1.Session() as sess:
+            meta = v1.saved_model.loader.load(sess, ["serve"], path)
+            signature = meta.signature_def["serving_default"]
+            assert signature.method_name == "tensorflow/serving/predict"
+            assert signature.inputs["x"].name == "features:0"
+            got = sess.run(signature.outputs["probs"].name, {signature.inputs["x"].name: FEATURES})
+            np.testing.assert_allclose(got, expected, atol=1e-6)
+            assert sess.run(v1.train.get_global_step()) == 4
+
+
+def test_estimator_export_outputs_and_tensor_receiver(trained, tmp_path):
+    estimator, expected = trained
+
+    def model_fn(features, labels, mode):
+        spec = _model_fn(features, labels, mode)
+        probs = spec.predictions["probs"]
+        return spec._replace(export_outputs={
+            "serving_default": tf.estimator.export.PredictOutput(probs),
+            "regress": tf.estimator.export.RegressionOutput(probs[:, :1])})
+
+    custom = tf.estimator.Estimator(model_fn, model_dir=estimator.model_dir)
+
+    def receiver_fn():
+        x = v1.placeholder(tf.float32, [None, 3], name="x")
+        return tf.estimator.export.TensorServingInputReceiver(x, x)
+    path = custom.export_savedmodel(str(tmp_path), receiver_fn)
+    with tf.Graph().as_default():
+        with v1.Session() as sess:
+            meta = v1.saved_model.loader.load(sess, ["serve"], path)
+            # Regress needs one string input: TF leaves that signature out
+            assert list(meta.signature_def) == ["serving_default"]
+            signature = meta.signature_def["serving_default"]
+            assert list(signature.outputs) == ["output"]
+            got = sess.run(signature.outputs["output"].name,
+                           {signature.inputs["input"].name: FEATURES})
+            np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_estimator_export_errors(trained, tmp_path):
+    estimator, _ = trained
+    with pytest.raises(ValueError, match="An input_receiver_fn must be defined."):
+        estimator.export_saved_model(str(tmp_path), None)
+    untrained = tf.estimator.Estimator(_model_fn, model_dir=str(tmp_path / "empty"))
+    with pytest.raises(ValueError, match="Couldn't find trained model at"):
+        untrained.export_saved_model(str(tmp_path), lambda: None)
+
+
+def test_export_outputs_check_their_tensors_as_tf():
+    with tf.Graph().as_default():
+        floats = v1.placeholder(tf.float32, [None, 2])
+        strings = v1.placeholder(tf.string, [None, 2])
+        with pytest.raises(ValueError, match="Classification scores must be a float32 Tensor"):
+            tf.estimator.export.ClassificationOutput(scores=strings)
+        with pytest.raises(ValueError, match="Classification classes must be a string Tensor"):
+            tf.estimator.export.ClassificationOutput(classes=floats)
+        with pytest.raises(ValueError, match="Cannot create a ClassificationOutput with empty"):
+            tf.estimator.export.ClassificationOutput()
+        with pytest.raises(ValueError, match="Regression output value must be a float32"):
+            tf.estimator.export.RegressionOutput(strings)
+        with pytest.raises(ValueError, match="Prediction output value must be a Tensor; got 3"):
+            tf.estimator.export.PredictOutput({"a": 3})
+        assert list(tf.estimator.export.PredictOutput(floats).outputs) == ["output"]
+        serialized = v1.placeholder(tf.string, [None], name="examples")
+        signature = tf.estimator.export.ClassificationOutput(floats, strings) \
+            .as_signature_def({"examples": serialized})
+        assert signature.method_name == "tensorflow/serving/classify"
+        assert signature.inputs["inputs"].name == "examples:0"
+        with pytest.raises(ValueError, match="can only accept a single tensor input of type"):
+            tf.estimator.export.RegressionOutput(floats).as_signature_def({"x": floats})
+        receiver = tf.estimator.export.ServingInputReceiver(floats, serialized)
+        assert list(receiver.features) == ["feature"]
+        assert list(receiver.receiver_tensors) == ["input"]
+        with pytest.raises(ValueError, match="feature keys must be strings or ints"):
+            tf.estimator.export.ServingInputReceiver({1.5: floats}, serialized)
+
+
+def test_parsing_receiver_builds_the_example_placeholder():
+    with tf.Graph().as_default() as graph:
+        receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(
+            {"x": tf.io.FixedLenFeature([3], tf.float32)})()
+        assert receiver.receiver_tensors["examples"] is \
+            graph.get_tensor_by_name("input_example_tensor:0")
+        assert receiver.features["x"].shape.as_list() == [None, 3]

@@ -13,8 +13,8 @@ ops, `loss`, `global_step/sec`) to `model_dir`; it logs "loss = ..., step = ..."
 predictions one example (or one batch) at a time.
 
 Where we differ: `tf_random_seed` sets tfcompat's process-wide seed (TF sets a seed on the
-Estimator's graph only); warm starting, SavedModel export and distribution strategies raise
-NotImplementedError; `predict` leaves its graph between two yielded values, so the caller's
+Estimator's graph only); warm starting, SavedModel export in other modes than PREDICT
+and distribution strategies raise NotImplementedError; `predict` leaves its graph between two yielded values, so the caller's
 default graph is not changed while it iterates (TF keeps the Estimator's graph as default).
 """
 import copy
@@ -30,12 +30,15 @@ from tensorboard.compat.proto import summary_pb2
 from tfcompat._api import tf_export
 from tfcompat.data.dataset_ops import Dataset
 from tfcompat.data import iterator_ops
+from tfcompat.client.session import Session
 from tfcompat.estimator import run_config as run_config_lib
+from tfcompat.estimator.export import export as export_lib
 from tfcompat.estimator.model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
 from tfcompat.framework import random_seed
 from tfcompat.framework.graph import Graph
 from tfcompat.framework.tensor import Tensor
 from tfcompat.metrics import metrics_impl
+from tfcompat.saved_model import builder_impl, tag_constants
 from tfcompat.ops import control_flow_ops
 from tfcompat.summary import encoding
 from tfcompat.summary import summary as summary_lib
@@ -578,12 +581,53 @@ class Estimator(object):
         return batch_length
 
     # ------------------------------------------------------------ export
-    def export_saved_model(self, export_dir_base, serving_input_receiver_fn, *args, **kwargs):
-        raise NotImplementedError("Estimator.export_saved_model is not implemented by "
-                                  "tfcompat (it cannot write TensorFlow SavedModels); the "
-                                  "checkpoints in model_dir hold the trained variables")
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn,
+                           assets_extra=None, as_text=False, checkpoint_path=None,
+                           experimental_mode=ModeKeys.PREDICT):
+        """Export the model for serving: `serving_input_receiver_fn`'s receiver feeds the
+        model_fn in PREDICT mode, its export_outputs (default: a PredictOutput of the
+        predictions) give the signatures, the variables come from the latest (or the given)
+        checkpoint. Writes the SavedModel to `export_dir_base/<timestamp>` (atomically) and
+        returns that path as bytes, as TF does."""
+        if not serving_input_receiver_fn:
+            raise ValueError("An input_receiver_fn must be defined.")
+        if experimental_mode != ModeKeys.PREDICT:
+            raise NotImplementedError("Estimator.export_saved_model(experimental_mode=%r) is "
+                                      "not implemented by tfcompat (PREDICT only)"
+                                      % (experimental_mode,))
+        if assets_extra:
+            raise NotImplementedError("Estimator.export_saved_model(assets_extra=...) is not "
+                                      "implemented by tfcompat")
+        if not checkpoint_path:
+            checkpoint_path = self.latest_checkpoint()
+        if not checkpoint_path:
+            raise ValueError("Couldn't find trained model at {}.".format(self._model_dir))
+        graph = self._new_graph()
+        with graph.as_default():
+            self._create_global_step(graph)
+            receiver = serving_input_receiver_fn()
+            spec = self._call_model_fn(receiver.features, None, ModeKeys.PREDICT, self.config)
+            signature_def_map = export_lib.build_all_signature_defs(
+                receiver.receiver_tensors,
+                export_lib.get_export_outputs(spec.export_outputs, spec.predictions),
+                receiver.receiver_tensors_alternatives)
+            local_init_op = spec.scaffold.local_init_op if \
+                spec.scaffold.local_init_op is not None else \
+                monitored_session.Scaffold.default_local_init_op()
+            saver = spec.scaffold.saver or saver_lib.Saver(sharded=True)
+            export_dir = export_lib.get_timestamped_export_dir(export_dir_base)
+            with Session(config=self._session_config) as session:
+                saver.restore(session, checkpoint_path)
+                builder = builder_impl.SavedModelBuilder(export_dir)
+                builder.add_meta_graph_and_variables(
+                    session, [tag_constants.SERVING], signature_def_map=signature_def_map,
+                    main_op=local_init_op, saver=saver)
+            builder.save(as_text)
+        _logger.info("SavedModel written to: %s", export_dir.decode("utf-8"))
+        return export_dir
 
     export_savedmodel = export_saved_model
 
     def experimental_export_all_saved_models(self, *args, **kwargs):
-        return self.export_saved_model(None, None)
+        raise NotImplementedError("Estimator.experimental_export_all_saved_models is not "
+                                  "implemented by tfcompat; use export_saved_model")

@@ -1,7 +1,8 @@
 """`tf.estimator.ModeKeys` and `tf.estimator.EstimatorSpec` (tensorflow_estimator's
 `model_fn.py`), with TF's validation of what a `model_fn` returns.
 
-Where we differ: `export_outputs` are kept as given (tfcompat cannot export SavedModels), and
+Where we differ: `export_outputs` are checked when the model is exported
+(`Estimator.export_saved_model`), where TF checks them here in PREDICT mode, and
 Keras `Metric` objects in `eval_metric_ops` are not accepted: pass `(value, update_op)` pairs
 such as `tf.metrics.*` return.
 """

@@ -391,6 +391,8 @@ def export_scoped_meta_graph(graph, meta_info_def=None, saver_def=None, collecti
                  if not prefix or getattr(item, "name", "").startswith(prefix)]
         if not items:
             continue
+        if all(hasattr(item, "as_saver_def") for item in items):
+            continue    # Savers: the importer makes one from `saver_def`
         collection = _collection_def(items, strip, lambda item: id(item) in variable_objects)
         if collection is None:
             _logger.warning("Issue encountered when serializing: %s. The collection holds "
