@@ -39,7 +39,8 @@ def test_save_and_load_model_directory_restores_weights_compile_and_optimizer(tm
     model.fit(x, y, epochs=2, batch_size=8, verbose=0)
     path = str(tmp_path / "model")
     model.save(path, save_format="tf")
-    assert sorted(os.listdir(path)) == ["assets", "keras_model.json", "variables"]
+    assert sorted(os.listdir(path)) == ["assets", "keras_model.json", "saved_model.pb",
+                                        "tfcompat", "variables"]
     with open(os.path.join(path, "keras_model.json")) as f:
         metadata = json.load(f)
     assert metadata["training_config"]["loss"] == "mse"
@@ -201,8 +202,6 @@ def test_save_format_errors(tmp_path):
         model.save(str(tmp_path / "m"), save_format="pickle")
     with pytest.raises(ValueError, match="ambiguous"):
         model.save(str(tmp_path / "m.h5"), save_format="tf")
-    with pytest.raises(NotImplementedError, match="signatures"):
-        model.save(str(tmp_path / "m"), signatures={})
 
 
 def test_tf_savedmodel_directories_and_missing_paths_raise(tmp_path):

@@ -30,7 +30,7 @@ LAYERS = [
     ["estimator", "contrib", "compat", "test"],
     ["__init__"],           # imports every layer below (by name) and builds the namespaces
     ["_import_hook"],       # `import tensorflow` as a view of the built package
-    ["check"],
+    ["check", "export"],
     ["cli"],
     ["__main__"],
 ]

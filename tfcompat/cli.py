@@ -14,7 +14,7 @@ import sys
 import traceback
 
 import tfcompat
-from tfcompat import _api, _dependencies, _import_hook, _scan, check
+from tfcompat import _api, _dependencies, _import_hook, _scan, check, export
 from tfcompat._scan import MODE_ENV, choose
 from tfcompat.framework import context
 from tfcompat.client import session
@@ -26,6 +26,10 @@ USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
        tfcompat check [--json] SCRIPT...  report, without running them, the mode and TF
                                          version the runner would choose and every TF
                                          symbol used: supported or not (exit status 1)
+       tfcompat export SAVED_MODEL_DIR|MODEL.h5 OUT.pt2|OUT.onnx [--signature NAME]
+       tfcompat export CHECKPOINT OUT.pt2 --meta GRAPH.meta --inputs x:0 --outputs y:0
+                                         write a saved model's signature as a torch.export
+                                         program plain PyTorch loads (or ONNX)
        tfcompat --version
 
 TFCOMPAT_MODE=eager or TFCOMPAT_MODE=graph forces the execution mode, TFCOMPAT_API=1 or
@@ -162,6 +166,8 @@ def main(argv=None):
         return 0
     if argv and argv[0] == "check":
         return check.main(argv[1:])
+    if argv and argv[0] == "export":
+        return export.main(argv[1:])
     target = _scan.runner_target(argv)
     if target is None:
         sys.stderr.write(USAGE)

@@ -1,4 +1,4 @@
-"""`tf.saved_model.load` (TF 2): a SavedModel written by tfcompat (save.py) as live objects.
+"""`tf.saved_model.load` (TF 2): a SavedModel written by tfcompat (save_impl.py) as live objects.
 
 As in TF 2: the result mirrors the saved object graph (attributes by the saved names,
 lists and dicts as lists and dicts); its variables are restored, trainable as saved, and
@@ -25,8 +25,8 @@ from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.module.module import Module
 from tfcompat.saved_model import programs, saved_model_proto
-from tfcompat.saved_model.save import (FORMAT, FORMAT_VERSION, FUNCTIONS_DIRECTORY,
-                                       MANIFEST, VARIABLES_PREFIX)
+from tfcompat.saved_model.save_impl import (FORMAT, FORMAT_VERSION, FUNCTIONS_DIRECTORY,
+                                            MANIFEST, VARIABLES_PREFIX)
 from tfcompat.train import checkpoint_format
 from tfcompat.variables import Variable
 
@@ -74,6 +74,18 @@ def _spec_matches(spec, value, flat):
         return isinstance(value, dict) and sorted(value) == sorted(keys) and \
             all(_spec_matches(s, value[key], flat) for key, s in spec["dict"])
     return False
+
+
+def tensor_specs(spec):
+    """The tensor specs of a saved argument type, flattened in the trace's order."""
+    if "tensor" in spec:
+        return [spec]
+    for kind in ("list", "tuple"):
+        if kind in spec:
+            return [leaf for item in spec[kind] for leaf in tensor_specs(item)]
+    if "dict" in spec:
+        return [leaf for _, item in spec["dict"] for leaf in tensor_specs(item)]
+    return []
 
 
 def _spec_text(spec):
@@ -210,7 +222,7 @@ class _SignatureFunction(object):
 
     @property
     def structured_input_signature(self):
-        specs = [spec["tensor"] for spec in self._concrete._specs if "tensor" in spec]
+        specs = [leaf["tensor"] for spec in self._concrete._specs for leaf in tensor_specs(spec)]
         return (), {name: _spec_text({"tensor": dict(spec, name=name)})
                     for name, spec in zip(self._input_names, specs)}
 
@@ -224,7 +236,7 @@ class _SignatureFunction(object):
             raise TypeError("signature %r takes the keyword arguments %s; missing %s, "
                             "unexpected %s" % (self.key, self._input_names, missing, unknown))
         flat = []
-        specs = [spec for spec in self._concrete._specs if "tensor" in spec]
+        specs = [leaf for spec in self._concrete._specs for leaf in tensor_specs(spec)]
         for name, spec in zip(self._input_names, specs):
             if not _spec_matches(spec, kwargs[name], flat):
                 raise errors.InvalidArgumentError(

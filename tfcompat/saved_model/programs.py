@@ -15,6 +15,7 @@ and source metadata, and gives the constants from safetensors; nothing in the fi
 as code. `serving_program` is the self-contained form (`.pt2`, variables as parameters) that
 plain PyTorch loads with `torch.export.load` (used by `tfcompat export`).
 """
+import inspect
 import json
 import os
 import re
@@ -34,8 +35,9 @@ _SAFE_TARGET = re.compile(
     r"|torch\.sym_(int|float|max|min|not|ite|sqrt|sum)"
     r"|math\.(ceil|floor|trunc|sqrt))\Z")
 
-# Example sizes for unknown dimensions: distinct and above 1, so export neither
-# specializes them (0/1) nor unifies unrelated ones.
+# Example sizes for unknown dimensions: above 1, so export does not specialize them (0/1);
+# every input's first dimension (the batch, which ops like concat make equal) gets the
+# first size, the others distinct ones, so export does not unify unrelated dimensions.
 _EXAMPLE_SIZES = (3, 5, 7, 11, 13, 17, 19, 23)
 
 
@@ -47,9 +49,10 @@ def _example(shape, dtype, position):
     if shape is None:
         raise ProgramExportError("an input of unknown rank (TensorSpec(shape=None)): give "
                                  "the input_signature a shape of known rank")
-    sizes = [size if size is not None else _EXAMPLE_SIZES[(position + axis) % len(_EXAMPLE_SIZES)]
+    sizes = [size if size is not None else
+             _EXAMPLE_SIZES[(position + axis) % len(_EXAMPLE_SIZES) if axis else 0]
              for axis, size in enumerate(shape)]
-    dynamic = {axis: torch.export.Dim.DYNAMIC for axis, size in enumerate(shape) if size is None}
+    dynamic = {axis: torch.export.Dim.AUTO for axis, size in enumerate(shape) if size is None}
     return torch.zeros(sizes, dtype=dtype), (dynamic or None)
 
 
@@ -146,7 +149,7 @@ def load(directory, name):
     try:
         program = serde.ExportedProgramDeserializer().deserialize(
             serde._dict_to_dataclass(serde.ExportedProgram, document), state, constants, None)
-        module = program.module()
+        module = _LoadedProgram(program)
     except Exception as error:      # noqa: BLE001 - the deserializer's many error classes
         raise errors.DataLossError(None, None, "%s: cannot rebuild this function of the "
                                    "SavedModel (%s: %s)." % (path, type(error).__name__,
@@ -154,15 +157,61 @@ def load(directory, name):
     return module, extra
 
 
-class _Serving(torch.nn.Module):
-    """A signature as one module: keyword tensors in, a dict of tensors out, the variables
-    it reads held as buffers (so the program is self-contained)."""
+class _LoadedProgram(torch.nn.Module):
+    """A loaded program's graph called with its flat user inputs: its constants and state
+    filled in, mutated inputs written back, its user outputs returned. Unlike
+    `ExportedProgram.module()`, it compiles no guard code from the file."""
 
-    def __init__(self, module, input_names, variables, output_names):
+    def __init__(self, program):
+        super().__init__()
+        kinds = torch.export.graph_signature.InputKind
+        self.graph_module = program.graph_module
+        self._inputs = []           # per graph input: None (a user input) or its tensor
+        for spec in program.graph_signature.input_specs:
+            if spec.kind == kinds.USER_INPUT:
+                self._inputs.append(None)
+            elif spec.kind == kinds.CONSTANT_TENSOR:
+                self._inputs.append(program.constants[spec.target])
+            elif spec.kind in (kinds.PARAMETER, kinds.BUFFER):
+                self._inputs.append(program.state_dict.get(spec.target,
+                                                           program.constants.get(spec.target)))
+            else:
+                raise ValueError("unsupported program input kind %s" % spec.kind)
+        user_positions = [i for i, value in enumerate(self._inputs) if value is None]
+        outputs = torch.export.graph_signature.OutputKind
+        self._mutations = []        # (output position, user input position) to write back
+        self._user_outputs = []
+        for position, spec in enumerate(program.graph_signature.output_specs):
+            if spec.kind == outputs.USER_OUTPUT:
+                self._user_outputs.append(position)
+            elif spec.kind == outputs.USER_INPUT_MUTATION:
+                names = [s.arg.name for s in program.graph_signature.input_specs]
+                self._mutations.append(
+                    (position, user_positions.index(names.index(spec.target))))
+            else:
+                raise ValueError("unsupported program output kind %s" % spec.kind)
+
+    def forward(self, *inputs):
+        user = iter(inputs)
+        values = [next(user) if value is None else value for value in self._inputs]
+        outputs = self.graph_module(*values)
+        for position, user_position in self._mutations:
+            with torch.no_grad():
+                inputs[user_position].copy_(outputs[position])
+        return tuple(outputs[position] for position in self._user_outputs)
+
+
+class _Serving(torch.nn.Module):
+    """A signature as one module: keyword tensors in, a dict of tensors out (the function's
+    outputs at `output_positions`), the variables it reads held as buffers (so the program
+    is self-contained)."""
+
+    def __init__(self, module, input_names, variables, output_names, output_positions):
         super().__init__()
         self.function = module
         self.input_names = list(input_names)
         self.output_names = list(output_names)
+        self.output_positions = list(output_positions)
         self.variable_names = []
         for index, value in enumerate(variables):
             name = "variable_%d" % index
@@ -173,20 +222,44 @@ class _Serving(torch.nn.Module):
         values = [inputs[name] for name in self.input_names] + \
             [getattr(self, name) for name in self.variable_names]
         outputs = self.function(*values)
-        return {name: value for name, value in zip(self.output_names, outputs)}
+        return {name: outputs[position]
+                for name, position in zip(self.output_names, self.output_positions)}
 
 
-def serving_program(module, inputs, variables, output_names, what):
-    """A self-contained ExportedProgram of a signature for `torch.export.save`: `inputs`
-    lists (name, shape, torch dtype); called `program.module()(**tensors)`, it returns
-    {output name: tensor}."""
-    serving = _Serving(module, [name for name, _, _ in inputs], variables, output_names)
+def _keyword_class(names):
+    """_Serving with `forward(self, *, <names>)` as its signature: torch.export words its
+    input checks by parameter name (with `**inputs` it words checks it cannot run)."""
+    def forward(self, **inputs):
+        return _Serving.forward(self, **inputs)
+    forward.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] +
+        [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY) for name in names])
+    return type("Signature", (_Serving,), {"forward": forward})
+
+
+def serving_program(module, inputs, variables, output_names, output_positions, what):
+    """A self-contained ExportedProgram of a signature for `torch.export.save`: `module`
+    takes the inputs, then the variables' values; `inputs` lists (name, shape, torch dtype);
+    called `program.module()(**tensors)`, it returns {output name: the module's output at
+    the matching `output_positions` entry}. Inputs whose first dimension is unknown share
+    one dynamic batch size."""
+    names = [name for name, _, _ in inputs]
+    bad = [name for name in names if not name.isidentifier()]
+    if bad:
+        raise ProgramExportError("Cannot export %s: its input names %s are not Python "
+                                 "identifiers (torch programs take keyword arguments)"
+                                 % (what, bad))
+    serving = _keyword_class(names)(module, names, variables, output_names, output_positions)
     examples, dynamic = {}, {}
+    batch = torch.export.Dim("batch")
     for position, (name, shape, dtype) in enumerate(inputs):
         try:
-            examples[name], dynamic[name] = _example(shape, dtype, position)
+            examples[name], dims = _example(shape, dtype, position)
         except ProgramExportError as error:
             raise ProgramExportError("Cannot export %s: %s." % (what, error))
+        if dims and 0 in dims:
+            dims[0] = batch     # one batch size for all inputs: no guard relating them
+        dynamic[name] = dims
     try:
         return torch.export.export(serving, (), examples, dynamic_shapes=dynamic, strict=False)
     except Exception as error:      # noqa: BLE001 - torch.export's many error classes

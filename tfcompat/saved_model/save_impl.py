@@ -43,8 +43,12 @@ _state = context.state
 
 
 def _functions_of(obj):
-    """{attribute name: Function or ConcreteFunction} of a saved object: tf.functions of its
-    class (bound to it) and ones assigned to it."""
+    """{attribute name: Function or ConcreteFunction} of a saved object: what its
+    `_list_functions_for_serialization()` gives (TF's hook: Keras layers save their calls
+    their own way), else tf.functions of its class (bound to it) and ones assigned to it."""
+    listed = getattr(obj, "_list_functions_for_serialization", None)
+    if listed is not None:
+        return collections.OrderedDict(listed())
     found = collections.OrderedDict()
     for cls in reversed(type(obj).__mro__):
         for name, value in vars(cls).items():
@@ -112,7 +116,8 @@ def _spec_json(value):
     if type(value) is trace_type.Tuple:
         return {"tuple": [_spec_json(v) for v in value.components]}
     if isinstance(value, trace_type.Dict) and value.mapping_type is dict:
-        return {"dict": [[key, _spec_json(item)] for key, item in value.mapping.items()]}
+        return {"dict": [[key, _spec_json(value.mapping[key])]
+                         for key in sorted(value.mapping, key=repr)]}
     raise programs.ProgramExportError("Cannot save a trace taking an argument of type %r"
                                       % (value,))
 
@@ -132,6 +137,17 @@ def _outputs_json(structure, positions):
     raise programs.ProgramExportError("Cannot save a function returning %r" % (structure,))
 
 
+def _tensor_specs(value):
+    """The TensorSpecs of an argument's trace type, flattened in order."""
+    if isinstance(value, TensorSpec):
+        return [value]
+    if isinstance(value, trace_type._Sequence):
+        return [spec for item in value.components for spec in _tensor_specs(item)]
+    if isinstance(value, trace_type.Dict):
+        return [spec for key in sorted(value.mapping, key=repr) for spec in _tensor_specs(value.mapping[key])]
+    return []
+
+
 def _input_names(concrete):
     """TF's signature input keys: a TensorSpec's name, else the argument's name (`name_i`
     for the i-th tensor of a nested argument)."""
@@ -139,7 +155,7 @@ def _input_names(concrete):
     args, kwargs = concrete.structured_input_signature
     parameters = list(concrete.function_type.parameters)
     for name, spec in list(zip(parameters, args)) + list(kwargs.items()):
-        specs = [s for s in nest.flatten(spec) if isinstance(s, TensorSpec)]
+        specs = _tensor_specs(spec)
         for index, tensor_spec in enumerate(specs):
             names.append(tensor_spec.name or (name if len(specs) == 1 else "%s_%d" % (name, index)))
     return names
@@ -290,14 +306,19 @@ def _meta_graph(signature_entries, concretes, tags):
     return proto
 
 
-def _signature_entry(saver, concrete):
+def signature_keys(concrete):
+    """TF's signature of a trace: {"inputs": input keys, "outputs": output keys,
+    "output_positions": where each output is among the trace's flat outputs}."""
     positions = {id(t): i for i, t in enumerate(concrete._flat_outputs)}
     outputs = concrete.structured_outputs
     flat = [outputs[key] for key in sorted(outputs)] if isinstance(outputs, dict) \
         else nest.flatten(outputs)
-    return {"function": saver.add_concrete(concrete), "inputs": _input_names(concrete),
-            "outputs": _output_names(concrete),
+    return {"inputs": _input_names(concrete), "outputs": _output_names(concrete),
             "output_positions": [positions[id(t)] for t in flat]}
+
+
+def _signature_entry(saver, concrete):
+    return dict(signature_keys(concrete), function=saver.add_concrete(concrete))
 
 
 def _write_serving_program(directory, key, entry, concrete, saver):
@@ -306,34 +327,17 @@ def _write_serving_program(directory, key, entry, concrete, saver):
     extras = saver.extra_inputs(concrete, what)
     inputs = [(name, None if p.shape.rank is None else p.shape.as_list(), p.dtype.torch_dtype)
               for name, p in zip(entry["inputs"], concrete.inputs)]
-    module = _Reordered(concrete._module, entry["output_positions"])
-    program = programs.serving_program(module, inputs, [value for _, value in extras],
-                                       entry["outputs"], what)
+    program = programs.serving_program(concrete._module, inputs, [value for _, value in extras],
+                                       entry["outputs"], entry["output_positions"], what)
     torch.export.save(program, os.path.join(directory, key + ".pt2"))
 
 
-class _Reordered(torch.nn.Module):
-    """A trace's module returning only the outputs at `positions`, in that order."""
-
-    def __init__(self, module, positions):
-        super().__init__()
-        self.inner = module
-        self.positions = list(positions)
-
-    def forward(self, *values):
-        outputs = self.inner(*values)
-        return tuple(outputs[i] for i in self.positions)
-
-
 def save_object(obj, export_dir, signatures=None, options=None, root_functions=None,
-                extra_files=None):
+                extra_files=None, session=None):
     """`save`, plus `root_functions` ({name: Function}) saved on the root as if they were its
-    attributes and `extra_files` ({relative path: text}) written into the directory (Keras
-    uses both)."""
-    if _state.building_graph:
-        raise RuntimeError("tf.saved_model.save runs eagerly: call it outside tf.function and "
-                           "outside TF1 graph building (TF1 graphs save with "
-                           "tf.compat.v1.saved_model.simple_save or Builder).")
+    attributes, `extra_files` ({relative path: text}) written into the directory, and
+    `session`, the TF1 session holding the variables' values when saving in a TF1 graph
+    (Keras uses all three; a TF1 graph has no functions to save)."""
     root_functions = collections.OrderedDict(root_functions or {})
     saver = _Saver(obj, options)
     objects = saver.object_entries(root_functions)
@@ -351,8 +355,8 @@ def save_object(obj, export_dir, signatures=None, options=None, root_functions=N
         for key, entry in signature_entries.items():
             _write_serving_program(os.path.join(tmp, SIGNATURES_DIRECTORY), key, entry,
                                    saver.concretes[entry["function"]], saver)
-        checkpoint_format.write(os.path.join(tmp, VARIABLES_PREFIX), saver.graph.values(),
-                                object_graph=saver.graph.proto)
+        checkpoint_format.write(os.path.join(tmp, VARIABLES_PREFIX),
+                                saver.graph.values(session), object_graph=saver.graph.proto)
         manifest = {"format": FORMAT, "version": FORMAT_VERSION, "objects": objects,
                     "functions": functions, "signatures": signature_entries}
         checkpoint_format.write_text_atomic(os.path.join(tmp, MANIFEST),
@@ -366,4 +370,8 @@ def save_object(obj, export_dir, signatures=None, options=None, root_functions=N
 @tf_export("saved_model.save", v1=["saved_model.experimental.save"])
 def save(obj, export_dir, signatures=None, options=None):
     """TF 2's `tf.saved_model.save` (see the module docstring)."""
+    if _state.building_graph:
+        raise RuntimeError("tf.saved_model.save runs eagerly: call it outside tf.function and "
+                           "outside TF1 graph building (TF1 graphs save with "
+                           "tf.compat.v1.saved_model.simple_save or Builder).")
     save_object(obj, export_dir, signatures, options)

@@ -8,7 +8,7 @@ class SaveOptions(object):
     `experimental_io_device`, `experimental_variable_policy` and the debug/sharding options
     are accepted and have no effect (tfcompat writes neither TF ops nor device placements);
     `experimental_custom_gradients=True` (TF's default) makes saving a function with a
-    custom gradient fail rather than drop the gradient (see save.py)."""
+    custom gradient fail rather than drop the gradient (see save_impl.py)."""
 
     def __init__(self, namespace_whitelist=None, save_debug_info=False, function_aliases=None,
                  experimental_debug_stripper=False, experimental_io_device=None,

@@ -465,6 +465,11 @@ class Layer(Module):
                 _collect_tracked(value, 0, found, seen)
         return found
 
+    def _list_functions_for_serialization(self):
+        """tf.functions `tf.saved_model.save` saves on this layer: none (Keras saves a
+        model's call as the SavedModel's root function: keras/saving/saved_model.py)."""
+        return {}
+
     def _checkpoint_dependencies(self):
         """Checkpoint dependencies (trackable/tracking.py), as TF's Keras layers have them: the
         weights under their `add_weight` names, then layers, variables and containers of them

@@ -49,11 +49,9 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
                signatures=None, options=None, save_traces=True):
     """Save the model's architecture, weights and training configuration (optimizer state
     included unless `include_optimizer=False`): an HDF5 file (`.h5`/`.keras`/`.hdf5` or
-    `save_format="h5"`, needs h5py), else a model directory (saving/saved_model.py).
+    `save_format="h5"`, needs h5py), else a SavedModel directory (saving/saved_model.py;
+    `signatures` and `options` as tf.saved_model.save takes them).
     Subclassed models without `get_config` raise NotImplementedError (use `save_weights`)."""
-    if signatures is not None:
-        raise NotImplementedError("save_model(signatures=...) is not implemented by tfcompat: "
-                                  "it cannot write TF serving signatures.")
     filepath = os.fspath(filepath)
     save_format = _save_format(filepath, save_format)
     if not overwrite and os.path.exists(filepath) and not _proceed_with_overwrite(filepath):
@@ -61,7 +59,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
     if save_format == "h5":
         hdf5_format.save_model(model, filepath, include_optimizer)
     else:
-        saved_model.save(model, filepath, include_optimizer)
+        saved_model.save(model, filepath, include_optimizer, signatures, options)
 
 
 @tf_export("keras.models.load_model", "keras.saving.load_model")

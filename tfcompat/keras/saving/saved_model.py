@@ -1,28 +1,36 @@
-"""tfcompat's whole-model directory: what `model.save(path)` writes for a path without an
-HDF5 suffix (TF 2's SavedModel format), and the model-rooted checkpoints of `save_weights`.
+"""Keras' SavedModel directory: what `model.save(path)` writes for a path without an HDF5
+suffix (TF 2's format), and the model-rooted checkpoints of `save_weights`.
 
-TF 2 writes a SavedModel directory: `saved_model.pb` (traced graphs), `variables/` (a
-checkpoint of the model's object graph) and `assets/`. tfcompat cannot write or run TF
-graphs, so where we differ: the directory holds `keras_model.json` instead of
-`saved_model.pb`, with the model's config (the `to_json()` format), its training config
-(compile arguments and optimizer config, as TF's HDF5 files store them) and the Keras
-version. `variables/variables` is a checkpoint with the model as its root and TF's keys
-(`layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`, `optimizer/iter/...`), so
-`model.load_weights("<dir>/variables/variables")` also works. Loading needs the model's
-classes (custom ones through `custom_objects`); a subclassed model with `get_config` gets its
-weights when it is first called (deferred restoration).
+As TF 2 writes it, the directory is a SavedModel (tfcompat/saved_model/save_impl.py) whose root is
+the model: `variables/variables` is a checkpoint with TF's keys
+(`layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`, `optimizer/iter/...`, so
+`model.load_weights("<dir>/variables/variables")` also works), the model's call traced with
+`training=False` is the root's `__call__` (`tf.saved_model.load(path)(x)`), and
+`serving_default` takes the inputs by input-layer name and returns the outputs by
+output-layer name. Where we differ: in place of TF's `keras_metadata.pb` the directory
+holds `keras_model.json` (the model's `to_json()` config, its training config as TF's HDF5
+files store it, and the Keras version), which `load_model` rebuilds the model from (custom
+classes through `custom_objects`; a subclassed model with `get_config` gets its weights
+when first called). A model whose call torch.export cannot export (string inputs, shapes
+that depend on values) or whose input shapes are unknown (a subclassed model) is saved
+without traced functions, with a warning: `load_model` still works.
 """
 import json
+import logging
 import os
 
 from tfcompat.framework import context
+from tfcompat.function import TensorSpec, function
 from tfcompat.keras.saving import saving_utils
+from tfcompat.saved_model import programs
+from tfcompat.saved_model import save_impl
 from tfcompat.trackable import tracking
 from tfcompat.train import checkpoint_format
 from tfcompat.train.checkpoint import _Status
 from tfcompat.keras import backend
 
 _state = context.state
+_logger = logging.getLogger("tensorflow")
 METADATA_FILENAME = "keras_model.json"
 FORMAT = "tfcompat-keras-model"
 VARIABLES_PREFIX = os.path.join("variables", "variables")
@@ -78,15 +86,59 @@ def is_model_directory(path):
     return os.path.isfile(os.path.join(path, METADATA_FILENAME))
 
 
-def save(model, path, include_optimizer=True):
-    """Write the model directory at `path` (see the module docstring)."""
+def _layer_name(tensor):
+    """The name of the layer that made a model's input or output tensor (Keras' key for it)."""
+    history = getattr(tensor, "_keras_history", None)
+    return history[0].name if history else tensor.name.split(":")[0].split("/")[0]
+
+
+def traced_functions(model):
+    """(call, serving) tf.functions of the model for its inputs, or (None, None) when its
+    input shapes are unknown: `call(inputs, training=False)` as Keras restores `__call__`,
+    `serving(inputs)` returning {output-layer name: tensor}."""
+    inputs = getattr(model, "inputs", None)
+    if not inputs or _state.building_graph:
+        return None, None
+    specs = [TensorSpec(t.shape, t.dtype, name=_layer_name(t)) for t in inputs]
+    spec = specs[0] if len(specs) == 1 else list(specs)
+    output_names = getattr(model, "output_names", None) or \
+        [_layer_name(t) for t in model.outputs]
+
+    def call(inputs, training=False):
+        return model(inputs, training=training)
+
+    def serving(inputs):
+        outputs = model(inputs, training=False)
+        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        return dict(zip(output_names, outputs))
+
+    call_function = function(call)
+    call_function.get_concrete_function(spec, False)
+    return call_function, function(serving, input_signature=[spec])
+
+
+def save(model, path, include_optimizer=True, signatures=None, options=None):
+    """Write the model's SavedModel directory at `path` (see the module docstring)."""
     metadata = saving_utils.metadata(model, include_optimizer)
     metadata["format"] = FORMAT
-    os.makedirs(os.path.join(path, "assets"), exist_ok=True)
-    write_checkpoint(model, os.path.join(path, VARIABLES_PREFIX),
-                     include_optimizer and metadata["training_config"] is not None)
     text = json.dumps(metadata, default=saving_utils.get_json_type, indent=1)
-    checkpoint_format.write_text_atomic(os.path.join(path, METADATA_FILENAME), text)
+    root = model if include_optimizer and metadata["training_config"] is not None \
+        else _WithoutOptimizer(model)
+    extra_files = {METADATA_FILENAME: text}
+    call, serving = traced_functions(model)
+    if call is None:
+        save_impl.save_object(root, path, None, options, extra_files=extra_files,
+                                     session=_session())
+        return
+    try:
+        save_impl.save_object(root, path, signatures or serving, options,
+                                     root_functions={"__call__": call},
+                                     extra_files=extra_files)
+    except programs.ProgramExportError as error:
+        _logger.warning("Model %s is saved without its traced call (tf.saved_model.load of "
+                        "%s will not be callable; load_model works): %s", model.name, path,
+                        error)
+        save_impl.save_object(root, path, None, options, extra_files=extra_files)
 
 
 def load(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002

@@ -1,0 +1,338 @@
+"""tf.saved_model.save / load (TF 2), Keras' SavedModel directories and `tfcompat export`."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import tfcompat as tf
+from tfcompat import cli
+from tfcompat.framework import errors
+from tfcompat.saved_model import programs, saved_model_proto
+
+keras = tf.keras
+save = tf.compat.v2.saved_model.save
+load = tf.compat.v2.saved_model.load
+
+
+class Dense(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0)
+        self.b = tf.Variable(np.ones(3, np.float32))
+        self.calls = tf.Variable(0, trainable=False)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    def __call__(self, x):
+        self.calls.assign_add(1)
+        return tf.nn.relu(tf.matmul(x, self.w) + self.b)
+
+    @tf.function
+    def scaled(self, x, scale=2.0):
+        return {"scaled": x * scale, "sum": tf.reduce_sum(x)}
+
+
+def _x(rows=5):
+    return np.linspace(-1, 1, rows * 4, dtype=np.float32).reshape(rows, 4)
+
+
+def test_round_trip_calls_variables_and_signature(tmp_path):
+    module = Dense()
+    module.scaled(tf.constant([1.0, 2.0]))
+    module.scaled(tf.constant([[1.0]]), 3.0)
+    expected = module(_x()).numpy()
+    save(module, str(tmp_path / "m"))
+    loaded = load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(_x()).numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(loaded(_x(1)).numpy(), module(_x(1)).numpy(), rtol=1e-6)
+    result = loaded.scaled(tf.constant([1.0, 2.0]))
+    assert sorted(result) == ["scaled", "sum"]
+    np.testing.assert_allclose(result["scaled"].numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(loaded.scaled(tf.constant([[1.0]]), 3.0)["scaled"].numpy(),
+                               [[3.0]])
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        loaded.scaled(tf.constant([1, 2]))
+    # the signature: keyword tensors in, {"output_0": tensor} out (TF's key for a bare tensor)
+    serving = loaded.signatures["serving_default"]
+    out = serving(x=tf.constant(_x()))
+    assert list(out) == ["output_0"]
+    np.testing.assert_allclose(out["output_0"].numpy(), expected, rtol=1e-6)
+    with pytest.raises(TypeError, match="keyword"):
+        serving(tf.constant(_x()))
+
+
+def test_loaded_variables_are_live_and_trainable(tmp_path):
+    module = Dense()
+    save(module, str(tmp_path / "m"))
+    loaded = load(str(tmp_path / "m"))
+    before = int(loaded.calls.numpy())
+    loaded(_x())
+    assert int(loaded.calls.numpy()) == before + 1      # the assign_add ran on the variable
+    loaded.b.assign(tf.zeros([3]))
+    np.testing.assert_allclose(loaded(_x()).numpy(),
+                               np.maximum(_x() @ loaded.w.numpy(), 0), rtol=1e-6)
+    assert sorted(v.name for v in loaded.trainable_variables) == ["Variable:0", "Variable:0"]
+    optimizer = keras.optimizers.SGD(0.1)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(loaded(_x()))
+    grads = tape.gradient(loss, [loaded.w, loaded.b])
+    relu_mask = (_x() @ loaded.w.numpy() > 0).astype(np.float32)
+    np.testing.assert_allclose(grads[1].numpy(), relu_mask.sum(0), rtol=1e-6)
+    np.testing.assert_allclose(grads[0].numpy(), _x().T @ relu_mask, rtol=1e-5)
+    old = loaded.w.numpy().copy()
+    optimizer.apply_gradients(zip(grads, [loaded.w, loaded.b]))
+    np.testing.assert_allclose(loaded.w.numpy(), old - 0.1 * grads[0].numpy(), rtol=1e-6)
+
+
+def test_signatures_argument_and_named_specs(tmp_path):
+    class Two(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(2.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="features"),
+                                      tf.TensorSpec([], tf.float32)])
+        def f(self, a, offset):
+            return {"y": a * self.v + offset}
+
+        @tf.function
+        def g(self, a):
+            return a, a + 1.0
+
+    module = Two()
+    save(module, str(tmp_path / "m"), signatures={
+        "by_name": module.f, "pair": module.g.get_concrete_function(tf.TensorSpec([2]))})
+    loaded = load(str(tmp_path / "m"))
+    assert sorted(loaded.signatures) == ["by_name", "pair"]
+    out = loaded.signatures["by_name"](features=tf.constant([1.0, 2.0]), offset=tf.constant(1.0))
+    np.testing.assert_allclose(out["y"].numpy(), [3.0, 5.0])
+    pair = loaded.signatures["pair"](a=tf.constant([1.0, 2.0]))
+    assert sorted(pair) == ["output_0", "output_1"]
+    np.testing.assert_allclose(pair["output_1"].numpy(), [2.0, 3.0])
+    with pytest.raises(ValueError, match="input signature"):
+        save(module, str(tmp_path / "bad"), signatures=module.g)
+    # TF's tools read the SignatureDefs: TF's tensor names and -1 for unknown sizes
+    proto = saved_model_proto.read(str(tmp_path / "m"))
+    signature = proto.meta_graphs[0].signature_def["by_name"]
+    assert list(proto.meta_graphs[0].meta_info_def.tags) == ["serve"]
+    assert signature.method_name == "tensorflow/serving/predict"
+    assert signature.inputs["features"].name == "by_name_features:0"
+    assert [d.size for d in signature.inputs["features"].tensor_shape.dim] == [-1]
+    assert signature.outputs["y"].dtype == 1       # DT_FLOAT
+
+
+def test_default_signature_is_the_only_function_with_an_input_signature(tmp_path):
+    module = Dense()
+    module.scaled(tf.constant([1.0]))
+    save(module, str(tmp_path / "m"))
+    assert list(load(str(tmp_path / "m")).signatures) == ["serving_default"]
+    plain = tf.Module()
+    plain.v = tf.Variable(1.0)
+    save(plain, str(tmp_path / "p"))
+    restored = load(str(tmp_path / "p"))
+    assert list(restored.signatures) == [] and float(restored.v.numpy()) == 1.0
+
+
+def test_untracked_variables_and_unknown_ranks_are_refused(tmp_path):
+    outside = tf.Variable(1.0)
+
+    class Uses(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def f(self, x):
+            return x * outside
+
+    with pytest.raises(AssertionError, match="untracked"):
+        save(Uses(), str(tmp_path / "a"))
+
+    class Unranked(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])
+        def f(self, x):
+            return x * 2.0
+
+    with pytest.raises(NotImplementedError, match="unknown rank"):
+        save(Unranked(), str(tmp_path / "b"))
+    assert not os.path.exists(tmp_path / "b")
+
+
+def test_saving_is_atomic_and_bad_directories_raise_tf_errors(tmp_path, monkeypatch):
+    path = str(tmp_path / "m")
+    module = Dense()
+    save(module, path)
+    module.b.assign(tf.zeros([3]))
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt("killed mid-save")
+
+    monkeypatch.setattr(saved_model_proto, "write", crash)
+    with pytest.raises(KeyboardInterrupt):
+        save(module, path)
+    monkeypatch.undo()
+    np.testing.assert_allclose(load(path).b.numpy(), np.ones(3))      # the old model, whole
+    assert sorted(os.listdir(tmp_path)) == ["m"]                       # no temporary left
+    with pytest.raises(errors.NotFoundError, match="Could not find SavedModel"):
+        load(str(tmp_path / "missing"))
+    with open(os.path.join(path, "saved_model.pb"), "r+b") as f:
+        f.truncate(7)
+    with pytest.raises(errors.DataLossError, match="saved_model.pb"):
+        load(path)
+
+
+def test_tensorflow_written_saved_models_say_what_to_do(tmp_path):
+    proto = saved_model_proto.SavedModel(saved_model_schema_version=1)
+    proto.meta_graphs.add().meta_info_def.tags.append("serve")
+    saved_model_proto.write(saved_model_proto.path_of(str(tmp_path)), proto)
+    with pytest.raises(NotImplementedError, match="written by TensorFlow"):
+        load(str(tmp_path))
+
+
+def _malicious_copy(tmp_path, target):
+    module = Dense()
+    path = str(tmp_path / "m")
+    save(module, path)
+    program = os.path.join(path, "tfcompat", "functions", "function_0.json")
+    with open(program) as f:
+        text = f.read()
+    with open(program, "w") as f:
+        f.write(text.replace("torch.ops.aten.relu.default", target))
+    return path
+
+
+@pytest.mark.parametrize("target", ["torch.os.system", "torch.load", "builtins.eval",
+                                    "subprocess.call", "#custom.op"])
+def test_programs_naming_anything_but_torch_operators_are_refused(tmp_path, target,
+                                                                 monkeypatch):
+    ran = []
+    monkeypatch.setattr(os, "system", lambda *a: ran.append(a))
+    path = _malicious_copy(tmp_path, target)
+    with pytest.raises(errors.DataLossError, match="not a torch operator"):
+        load(path)
+    assert not ran
+
+
+def test_guards_in_a_program_file_are_not_run(tmp_path):
+    path = str(tmp_path / "m")
+    save(Dense(), path)
+    program = os.path.join(path, "tfcompat", "functions", "function_0.json")
+    with open(program) as f:
+        document = json.load(f)
+    document["guards_code"] = ["__import__('os').system('touch %s')" % (tmp_path / "pwned")]
+    with open(program, "w") as f:
+        json.dump(document, f)
+    np.testing.assert_allclose(load(path)(_x()).numpy(), Dense()(_x()).numpy(), rtol=1e-6)
+    assert not os.path.exists(tmp_path / "pwned")
+
+
+def test_program_allowlist():
+    for target in ("torch.ops.aten.addmm.default", "_operator.getitem",
+                   "torch.ops.higher_order.cond", "torch.sym_max"):
+        assert programs._SAFE_TARGET.match(target)
+    for target in ("torch.ops.aten.addmm", "torch.hub.load", "torch.ops.higher_order.run",
+                   "_operator.attrgetter", "torch.ops.aten.add.Tensor\nimport os"):
+        assert not programs._SAFE_TARGET.match(target)
+
+
+def _keras_models():
+    sequential = keras.Sequential([
+        keras.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1)),
+        keras.layers.BatchNormalization(), keras.layers.MaxPooling2D(),
+        keras.layers.Flatten(), keras.layers.Dense(3)])
+    a = keras.Input((5,), name="a")
+    b = keras.Input((7,), name="b", dtype="int32")
+    recurrent = keras.layers.LSTM(3)(keras.layers.Embedding(10, 4)(b))
+    functional = keras.Model([a, b], keras.layers.Dense(2, name="out")(
+        keras.layers.Concatenate()([a, recurrent])))
+    rng = np.random.RandomState(0)
+    return [(sequential, rng.rand(6, 8, 8, 1).astype("float32")),
+            (functional, [rng.rand(6, 5).astype("float32"),
+                          rng.randint(0, 10, (6, 7)).astype("int32")])]
+
+
+def _named_inputs(model, x):
+    """The serving signature's inputs: keyed by input-layer name, as Keras names them."""
+    names = [t._keras_history[0].name for t in model.inputs]
+    return dict(zip(names, x if isinstance(x, list) else [x]))
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_keras_directory_loads_as_keras_and_as_a_saved_model(tmp_path, index):
+    model, x = _keras_models()[index]
+    model.compile("adam", "mse")
+    target = np.zeros(model.output_shape[1:], np.float32)[None].repeat(6, 0)
+    model.fit(x, target, epochs=1, verbose=0)
+    expected = model.predict(x, verbose=0)
+    path = str(tmp_path / "model")
+    model.save(path, save_format="tf")
+    restored = keras.models.load_model(path)
+    assert type(restored) is type(model)
+    np.testing.assert_allclose(restored.predict(x, verbose=0), expected, rtol=1e-6, atol=1e-6)
+    assert restored.optimizer.iterations.numpy() == 1
+    restored.fit(x, target, epochs=1, verbose=0)
+    assert restored.optimizer.iterations.numpy() == 2
+    generic = load(path)
+    np.testing.assert_allclose(generic(x, training=False).numpy(), expected, rtol=1e-6,
+                               atol=1e-6)
+    inputs = _named_inputs(model, x)
+    outputs = generic.signatures["serving_default"](**inputs)
+    assert list(outputs) == [model.output_names[0] if index else model.layers[-1].name]
+    np.testing.assert_allclose(list(outputs.values())[0].numpy(), expected, rtol=1e-6,
+                               atol=1e-6)
+
+
+def _export_and_check(source, out, inputs, expected):
+    """`tfcompat export`, then a fresh process importing only torch loads the .pt2."""
+    assert cli.main(["export", source, out]) == 0
+    arrays = os.path.join(os.path.dirname(out), "inputs.npz")
+    np.savez(arrays, expected=expected, **inputs)
+    script = (
+        "import sys, numpy as np, torch\n"
+        "data = np.load(sys.argv[2])\n"
+        "module = torch.export.load(sys.argv[1]).module()\n"
+        "inputs = {k: torch.from_numpy(data[k]) for k in data.files if k != 'expected'}\n"
+        "out = list(module(**inputs).values())[0].detach().numpy()\n"
+        "np.testing.assert_allclose(out, data['expected'], rtol=1e-5, atol=1e-5)\n"
+        "assert 'tfcompat' not in sys.modules\n"
+        "print('ok', out.shape)\n")
+    result = subprocess.run([sys.executable, "-c", script, out, arrays], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("ok")
+
+
+def test_export_saved_models_and_h5_files_for_plain_pytorch(tmp_path, capsys):
+    module = Dense()
+    save(module, str(tmp_path / "mlp"))
+    _export_and_check(str(tmp_path / "mlp"), str(tmp_path / "mlp.pt2"), {"x": _x(2)},
+                      module(_x(2)).numpy())
+    printed = capsys.readouterr().out
+    assert "x: shape (None, 4), float32" in printed and "output_0: shape (None, 3)" in printed
+    for index, (model, x) in enumerate(_keras_models()):
+        expected = model.predict(x, verbose=0)
+        inputs = _named_inputs(model, x)
+        if index:
+            model.save(str(tmp_path / "lstm"), save_format="tf")
+            _export_and_check(str(tmp_path / "lstm"), str(tmp_path / "lstm.pt2"), inputs,
+                              expected)
+        else:
+            pytest.importorskip("h5py")
+            model.save(str(tmp_path / "cnn.h5"))
+            _export_and_check(str(tmp_path / "cnn.h5"), str(tmp_path / "cnn.pt2"), inputs,
+                              expected)
+
+
+def test_export_to_onnx_needs_onnx(tmp_path, capsys, monkeypatch):
+    save(Dense(), str(tmp_path / "m"))
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    assert cli.main(["export", str(tmp_path / "m"), str(tmp_path / "m.onnx")]) == 2
+    assert "needs the onnx package" in capsys.readouterr().err
+
+
+def test_saved_signature_programs_load_in_plain_torch(tmp_path):
+    module = Dense()
+    save(module, str(tmp_path / "m"))
+    program = torch.export.load(str(tmp_path / "m" / "tfcompat" / "signatures" /
+                                    "serving_default.pt2"))
+    out = program.module()(x=torch.from_numpy(_x(3)))
+    np.testing.assert_allclose(out["output_0"].numpy(), module(_x(3)).numpy(), rtol=1e-6)
