@@ -336,3 +336,36 @@ def test_saved_signature_programs_load_in_plain_torch(tmp_path):
                                     "serving_default.pt2"))
     out = program.module()(x=torch.from_numpy(_x(3)))
     np.testing.assert_allclose(out["output_0"].numpy(), module(_x(3)).numpy(), rtol=1e-6)
+
+
+def _tf1_saved_model(path):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.compat.v1.get_variable("w", initializer=np.arange(6, dtype=np.float32)
+                                      .reshape(3, 2))
+        y = tf.nn.relu(tf.matmul(x, w) - 1.0, name="y")
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            tf.compat.v1.saved_model.simple_save(sess, path, {"x": x}, {"y": y})
+            prefix = tf.compat.v1.train.Saver().save(sess, os.path.join(
+                os.path.dirname(path), "ckpt", "model"))
+    return prefix, lambda v: np.maximum(v @ np.arange(6, dtype=np.float32).reshape(3, 2) - 1, 0)
+
+
+def test_tf1_saved_models_load_with_tf2_load_and_export(tmp_path):
+    path = str(tmp_path / "v1")
+    prefix, expected = _tf1_saved_model(path)
+    x = np.linspace(0, 1, 6, dtype=np.float32).reshape(2, 3)
+    loaded = load(path)
+    out = loaded.signatures["serving_default"](x=x)
+    np.testing.assert_allclose(out["y"].numpy(), expected(x), rtol=1e-6)
+    assert [v.name for v in loaded.variables] == ["w:0"]
+    _export_and_check(path, str(tmp_path / "v1.pt2"), {"x": x}, expected(x))
+    # a TF1 checkpoint and its .meta graph, with the tensors named
+    out_path = str(tmp_path / "meta.pt2")
+    assert cli.main(["export", prefix, out_path, "--meta", prefix + ".meta", "--inputs", "x:0",
+                     "--outputs", "y:0"]) == 0
+    module = torch.export.load(out_path).module()
+    np.testing.assert_allclose(module(x=torch.from_numpy(x))["y"].numpy(), expected(x),
+                               rtol=1e-6)

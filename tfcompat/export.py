@@ -17,11 +17,11 @@ import sys
 import torch
 
 from tfcompat.client.session import Session
-from tfcompat.framework import default_session, dtypes
-from tfcompat.framework.graph import Graph, input_value
+from tfcompat.framework import dtypes
+from tfcompat.framework.graph import Graph
 from tfcompat.keras.saving import save as keras_save
 from tfcompat.keras.saving.saved_model import traced_functions
-from tfcompat.saved_model import load_impl, programs, save_impl
+from tfcompat.saved_model import load_impl, loader_impl, programs, save_impl, tag_constants
 from tfcompat.saved_model.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 from tfcompat.train import saver as saver_module
 
@@ -75,6 +75,14 @@ def _from_h5(path):
     return _from_concrete(serving.get_concrete_function())
 
 
+def _from_graph(graph, session, inputs, outputs):
+    """A signature of a TF1 graph restored in `session`: `inputs`/`outputs` list (key,
+    tensor)."""
+    module, specs, values = programs.graph_signature(graph, session, inputs, outputs)
+    return _Signature(module, specs, values, [key for key, _ in outputs],
+                      list(range(len(outputs))))
+
+
 def _from_meta_graph(prefix, meta, inputs, outputs):
     """A TF1 graph (`.meta`) restored from checkpoint `prefix`, as a signature from the
     named input tensors to the named output tensors."""
@@ -82,19 +90,29 @@ def _from_meta_graph(prefix, meta, inputs, outputs):
     with graph.as_default():
         saver = saver_module.import_meta_graph(meta)
         session = Session(graph=graph)
-        saver.restore(session, prefix)
-        feeds = [graph.get_tensor_by_name(name) for name in inputs]
-        fetches = [graph.get_tensor_by_name(name) for name in outputs]
-        module, extra = graph.build_module(feeds, fetches)
-        previous = default_session.swap_running_session(session)
-        try:
-            values = [input_value(node) for node in extra]
-        finally:
-            default_session.swap_running_session(previous)
-    signature_inputs = [(name.split(":")[0], None if t.shape.rank is None else t.shape.as_list(),
-                         t.dtype.torch_dtype) for name, t in zip(inputs, feeds)]
-    return _Signature(module, signature_inputs, values, [n.split(":")[0] for n in outputs],
-                      list(range(len(outputs))))
+        if saver is not None:
+            saver.restore(session, prefix)
+        return _from_graph(graph, session,
+                           [(name.split(":")[0], graph.get_tensor_by_name(name)) for name in inputs],
+                           [(name.split(":")[0], graph.get_tensor_by_name(name)) for name in outputs])
+
+
+def _from_v1_saved_model(path, key):
+    """A signature of a TF1 SavedModel (tfcompat's Builder / simple_save) with tag serve."""
+    graph = Graph()
+    session = Session(graph=graph)
+    meta = loader_impl.load(session, [tag_constants.SERVING], path)
+    if key not in meta.signature_def:
+        raise SystemExit("tfcompat export: %s has no signature %r (it has: %s)"
+                         % (path, key, ", ".join(sorted(meta.signature_def)) or "none"))
+    signature = meta.signature_def[key]
+    with graph.as_default():
+        return _from_graph(
+            graph, session,
+            [(name, graph.get_tensor_by_name(info.name))
+             for name, info in sorted(signature.inputs.items())],
+            [(name, graph.get_tensor_by_name(info.name))
+             for name, info in sorted(signature.outputs.items())])
 
 
 def _describe(signature, key, out):
@@ -151,8 +169,11 @@ def main(argv):
         signature = _from_meta_graph(source, args.meta, args.inputs.split(","),
                                      args.outputs.split(","))
         key = "graph"
-    elif os.path.isdir(source):
+    elif os.path.isdir(source) and load_impl.is_tf2_saved_model(source):
         signature = _from_saved_model(source, args.signature)
+        key = args.signature
+    elif os.path.isdir(source):
+        signature = _from_v1_saved_model(source, args.signature)
         key = args.signature
     elif os.path.isfile(source):
         signature = _from_h5(source)

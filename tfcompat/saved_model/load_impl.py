@@ -9,6 +9,10 @@ maps each signature key to a function of keyword tensors returning a dict of ten
 Where we differ: loaded objects are `tf.Module`s (so `.variables` and
 `.trainable_variables` work on every one); SavedModels written by TensorFlow itself are not
 read here (their graphs are TF ops: see the GraphDef import issue).
+
+A TF1 SavedModel (Builder / simple_save) loads as TF 2 loads one: its graph in a session of
+its own, `.signatures` running it (keyword tensors in, a dict of tensors out), `.variables`
+and `.graph`; `tags` may be omitted when it holds one meta graph.
 """
 import inspect
 import json
@@ -18,13 +22,15 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
+from tfcompat.client.session import Session
 from tfcompat.eager import tape
 from tfcompat.framework import context, dtypes, errors
-from tfcompat.framework.ops import to_torch
+from tfcompat.framework.graph import Graph
+from tfcompat.framework.ops import convert_to_tensor, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.module.module import Module
-from tfcompat.saved_model import programs, saved_model_proto
+from tfcompat.saved_model import loader_impl, programs, saved_model_proto
 from tfcompat.saved_model.save_impl import (FORMAT, FORMAT_VERSION, FUNCTIONS_DIRECTORY,
                                             MANIFEST, VARIABLES_PREFIX)
 from tfcompat.train import checkpoint_format
@@ -251,14 +257,65 @@ class _SignatureMap(dict):
     """`loaded.signatures`: {signature key: function}."""
 
 
+def is_tf2_saved_model(export_dir):
+    """Whether `export_dir` was written by tf.saved_model.save (it has tfcompat's manifest)."""
+    return os.path.isfile(os.path.join(export_dir, MANIFEST))
+
+
+class _GraphSignature(object):
+    """A signature of a TF1 SavedModel loaded by TF 2's load: runs the graph's session."""
+
+    def __init__(self, key, session, signature_def):
+        self.key = key
+        self._session = session
+        graph = session.graph
+        self._inputs = {name: graph.get_tensor_by_name(info.name)
+                        for name, info in signature_def.inputs.items()}
+        self._outputs = {name: graph.get_tensor_by_name(info.name)
+                         for name, info in signature_def.outputs.items()}
+        self.structured_outputs = {name: None for name in sorted(self._outputs)}
+
+    def __call__(self, *args, **kwargs):
+        if args or set(kwargs) != set(self._inputs):
+            raise TypeError("signature %r takes the keyword arguments %s; got %d positional "
+                            "and %s" % (self.key, sorted(self._inputs), len(args),
+                                        sorted(kwargs)))
+        feed = {self._inputs[name]: np.asarray(to_torch(value)) for name, value in kwargs.items()}
+        values = self._session.run(self._outputs, feed_dict=feed)
+        return {name: convert_to_tensor(value) for name, value in sorted(values.items())}
+
+
+class _V1SavedModel(object):
+    """What TF 2's load gives for a TF1 SavedModel: `.graph`, `.variables`, `.signatures`."""
+
+    def __init__(self, graph, variables, signatures):
+        self.graph = graph
+        self.variables = variables
+        self.signatures = signatures
+
+
+def _load_v1(export_dir, tags, proto):
+    """A TF1 SavedModel as TF 2's load gives it (see the module docstring)."""
+    if tags is None:
+        if len(proto.meta_graphs) != 1:
+            raise ValueError(
+                "Importing a SavedModel with `tf.saved_model.load` requires a `tags=` argument "
+                "if there is more than one MetaGraph. Got `tags=None`, but there are %d "
+                "MetaGraphs in the SavedModel with tag sets: %s. Pass a `tags=` argument to "
+                "load this SavedModel." % (len(proto.meta_graphs), [
+                    list(m.meta_info_def.tags) for m in proto.meta_graphs]))
+        tags = list(proto.meta_graphs[0].meta_info_def.tags)
+    tags = [tags] if isinstance(tags, str) else list(tags)
+    graph = Graph()
+    session = Session(graph=graph)
+    meta = loader_impl.load(session, tags, export_dir)
+    return _V1SavedModel(graph, graph.get_collection("variables"), _SignatureMap(
+        {key: _GraphSignature(key, session, signature)
+         for key, signature in sorted(meta.signature_def.items())}))
+
+
 def _read_manifest(export_dir):
     path = os.path.join(export_dir, MANIFEST)
-    if not os.path.isfile(path):
-        raise NotImplementedError(
-            "%s is a SavedModel written by TensorFlow: tfcompat loads SavedModels it wrote "
-            "itself (running TensorFlow's own graphs is not implemented yet). Rebuild the "
-            "model in code and restore its variables from %s with tf.train.Checkpoint."
-            % (export_dir, os.path.join(export_dir, VARIABLES_PREFIX)))
     try:
         with open(path) as f:
             manifest = json.load(f)
@@ -347,6 +404,8 @@ def load(export_dir, tags=None, options=None):
                            "tf.compat.v1.saved_model.loader.load(sess, tags, export_dir).")
     export_dir = os.fspath(export_dir)
     proto = saved_model_proto.read(export_dir)
+    if not is_tf2_saved_model(export_dir):
+        return _load_v1(export_dir, tags, proto)
     manifest = _read_manifest(export_dir)
     _check_tags(proto, tags, export_dir)
     return _Loader(export_dir, manifest).root()

@@ -22,7 +22,8 @@ import re
 
 import torch
 
-from tfcompat.framework import errors
+from tfcompat.framework import default_session, errors
+from tfcompat.framework.graph import input_value
 
 # Call targets a loaded program may name: aten/prims overloads, the higher-order ops export
 # emits for control flow and grad modes, and the Python operators of symbolic sizes.
@@ -265,3 +266,19 @@ def serving_program(module, inputs, variables, output_names, output_positions, w
     except Exception as error:      # noqa: BLE001 - torch.export's many error classes
         raise ProgramExportError("Cannot export %s with torch.export (%s: %s)."
                                  % (what, type(error).__name__, str(error).split("\n")[0]))
+
+
+def graph_signature(graph, session, inputs, outputs):
+    """(module, inputs as (name, shape, torch dtype), variable values) of a TF1 signature:
+    the part of `graph` computing the `outputs` tensors from the `inputs` tensors (lists of
+    (key, tensor)), with the values its variables have in `session`."""
+    module, extra = graph.build_module([tensor for _, tensor in inputs],
+                                       [tensor for _, tensor in outputs])
+    previous = default_session.swap_running_session(session)
+    try:
+        values = [input_value(node) for node in extra]
+    finally:
+        default_session.swap_running_session(previous)
+    specs = [(key, None if t.shape.rank is None else t.shape.as_list(), t.dtype.torch_dtype)
+             for key, t in inputs]
+    return module, specs, values
