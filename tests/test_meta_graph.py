@@ -206,3 +206,19 @@ def test_garbage_meta_file_is_data_loss(tmp_path):
 def test_graph_without_variables_gives_no_saver():
     with tf.Graph().as_default():
         assert v1.train.import_meta_graph(_simple_meta()) is None
+
+
+def test_saver_save_writes_the_meta_graph_of_the_sessions_graph(tmp_path):
+    graph = tf.Graph()
+    with graph.as_default():
+        v1.Variable(2.0, name="v")
+        tf.identity(v1.placeholder(tf.float32, [], name="p"), name="q")
+        saver = v1.train.Saver()
+    with v1.Session(graph=graph) as sess:
+        sess.run(v1.variables_initializer(graph.get_collection("variables")))
+        prefix = saver.save(sess, str(tmp_path / "m"))     # the default graph is another
+    with tf.Graph().as_default():
+        restorer = v1.train.import_meta_graph(prefix + ".meta")
+        with v1.Session() as sess:
+            restorer.restore(sess, prefix)
+            assert sess.run(["v:0", "q:0"], {"p:0": 3.0}) == [2.0, 3.0]

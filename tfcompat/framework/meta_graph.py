@@ -41,9 +41,6 @@ OP_KEY = "_tfcompat_op"
 ARGS = "_tfcompat_args"
 UNSUPPORTED_REASON = "_tfcompat_unsupported"
 
-# TF's collections whose items are variables, stored as VariableDef protos (bytes_list).
-_VARIABLE_KIND = "variable"
-
 
 class _Unencodable(Exception):
     """A static argument that is not plain data (a function, an object)."""
@@ -153,7 +150,10 @@ def _encode(value):
 
 def _encode_array(array):
     if array.dtype == object:
-        data = [base64.b64encode(bytes(v)).decode("ascii") for v in array.reshape(-1)]
+        flat = array.reshape(-1)
+        if not all(isinstance(v, bytes) for v in flat):
+            raise _Unencodable("numpy object array holding other values than bytes")
+        data = [base64.b64encode(v).decode("ascii") for v in flat]
         return {"dtype": "string", "shape": list(array.shape), "data": data}
     if array.dtype.kind not in "biufc":
         raise _Unencodable("numpy array of %s" % array.dtype)
@@ -254,14 +254,17 @@ def _tensor_value(proto, dtype):
 
 
 def _describe(op, variables, initializers):
-    """(kind, attrs) of Operation `op`: how an import rebuilds it."""
+    """(kind, attrs) of Operation `op`: how an import rebuilds it. `variables` maps the ids
+    of the graph's variable ops to TF1 graph variables, `initializers` holds the ids of their
+    initializer ops."""
     node = op._node
     if node.op == "placeholder":
         kind = node.meta.get("input_kind")
         if kind == "feed":
             return "placeholder", {}
         if kind == "variable":
-            return _VARIABLE_KIND, {}
+            return ("variable", {}) if id(op) in variables else \
+                ("unsupported", {"reason": "it reads an eager variable"})
         return "constant", {"value": node.meta["value"]}
     if id(op) in initializers:
         return "variable_initializer", {}
@@ -288,12 +291,7 @@ def _describe(op, variables, initializers):
     return "op", {"key": key, "args": arguments}
 
 
-def graph_variables(graph):
-    """The TF1 variables of `graph` (the objects whose storage its ops read)."""
-    return [variable for variable, _ in graph._variable_inputs.values()]
-
-
-def variable_def(variable, strip=lambda name: name):
+def _variable_def(variable, strip):
     """TF's VariableDef of a TF1 graph variable (`export_scope` prefix removed by `strip`)."""
     initializer = getattr(variable, "_initializer_op", None)
     initial_value = getattr(variable, "_initial_value", None)
@@ -309,7 +307,7 @@ def _collection_def(items, strip, is_variable):
     collection = meta_graph_pb2.CollectionDef()
     if all(is_variable(item) for item in items):
         collection.bytes_list.value.extend(
-            variable_def(item, strip).SerializeToString() for item in items)
+            _variable_def(item, strip).SerializeToString() for item in items)
     elif all(isinstance(item, (SymbolicTensor, Operation)) for item in items):
         collection.node_list.value.extend(strip(item.name) for item in items)
     elif all(isinstance(item, (str, bytes)) for item in items):
@@ -350,7 +348,8 @@ def export_scoped_meta_graph(graph, meta_info_def=None, saver_def=None, collecti
         meta.meta_info_def.CopyFrom(meta_info_def)
     if saver_def is not None:
         meta.saver_def.CopyFrom(saver_def)
-    variables = {id(v._handle.op): v for v in graph_variables(graph) if hasattr(v, "_handle")}
+    variables = {id(v._handle.op): v for v, _ in graph._variable_inputs.values()
+                 if v._in_graph()}
     initializers = {id(v._initializer_op) for v in variables.values()
                     if getattr(v, "_initializer_op", None) is not None}
     graph_def = meta.graph_def
@@ -370,7 +369,7 @@ def export_scoped_meta_graph(graph, meta_info_def=None, saver_def=None, collecti
                 op.outputs[0].dtype.as_datatype_enum
         if kind in ("placeholder", "placeholder_with_default"):
             node_def.attr["shape"].shape.CopyFrom(op.outputs[0].shape.as_proto())
-        elif kind == _VARIABLE_KIND:
+        elif kind == "variable":
             variable = variables[id(op)]
             node_def.attr["shape"].shape.CopyFrom(variable.shape.as_proto())
             node_def.attr["dtype"].type = variable.dtype.as_datatype_enum
@@ -490,7 +489,7 @@ class _Importer(object):
             return tensor.op
         if kind == "no_op":
             return graph.record_custom(_no_op, op_type, [], None, self.name_for(name))
-        if kind == _VARIABLE_KIND:
+        if kind == "variable":
             return self.make_variable_node(node_def, variable_defs)
         if kind == "variable_initializer":
             variable = self.variables.get(variable_defs.get("initializer:" + name))
@@ -525,8 +524,7 @@ class _Importer(object):
             if definition.initial_value_name else None
         if initial_value is None:
             raise ValueError("Variable %r has no initial value in the meta graph" % name)
-        variable = self.make_variable(initial_value, self.name_for(name)[:-1] + "/",
-                                      definition.trainable,
+        variable = self.make_variable(initial_value, self.name_for(name), definition.trainable,
                                       _shape_of(node_def.attr["shape"].shape))
         self.variables[definition.variable_name] = variable
         return variable._handle.op

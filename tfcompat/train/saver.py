@@ -530,7 +530,8 @@ class Saver(object):
                 save_dir, prefix, self.last_checkpoints, latest_filename,
                 self._save_relative_paths)
         if write_meta_graph and not self._eager:
-            self.export_meta_graph(prefix + "." + meta_graph_suffix)
+            with session.graph.as_default():      # the graph that was saved, as TF does
+                self.export_meta_graph(prefix + "." + meta_graph_suffix)
         return prefix
 
     def values_to_save(self, sess):
