@@ -369,3 +369,50 @@ def test_tf1_saved_models_load_with_tf2_load_and_export(tmp_path):
     module = torch.export.load(out_path).module()
     np.testing.assert_allclose(module(x=torch.from_numpy(x))["y"].numpy(), expected(x),
                                rtol=1e-6)
+
+
+def test_assets_travel_with_the_saved_model(tmp_path):
+    vocabulary = tmp_path / "vocab.txt"
+    vocabulary.write_text("a\nb\n")
+    module = tf.Module()
+    module.vocab = tf.saved_model.Asset(str(vocabulary))
+    module.v = tf.Variable(1.0)
+    save(module, str(tmp_path / "m"))
+    vocabulary.unlink()
+    loaded = load(str(tmp_path / "m"))
+    path = loaded.vocab.asset_path.numpy().decode()
+    assert path == str(tmp_path / "m" / "assets" / "vocab.txt")
+    with open(path) as f:
+        assert f.read() == "a\nb\n"
+
+
+_SAVE_FOREVER = """
+import sys
+import numpy as np
+import tfcompat as tf
+module = tf.Module()
+module.v = tf.Variable(np.zeros((256, 256), np.float32))
+step = 0
+while True:
+    step += 1
+    module.v.assign(tf.fill([256, 256], float(step)))
+    tf.compat.v2.saved_model.save(module, sys.argv[1])
+    print(step, flush=True)
+"""
+
+
+def test_a_process_killed_while_saving_leaves_a_whole_model(tmp_path):
+    """SIGKILL a process saving in a loop: what is at the path loads, with one step's values."""
+    path = str(tmp_path / "m")
+    process = subprocess.Popen([sys.executable, "-c", _SAVE_FOREVER, path],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        for _ in range(3):
+            process.stdout.readline()
+    finally:
+        process.kill()
+        process.wait()
+    value = load(path).v.numpy()
+    assert value.min() == value.max() >= 3
+    assert os.listdir(tmp_path) == ["m"] or all(
+        name.startswith(".m.tmp-") for name in os.listdir(tmp_path) if name != "m")

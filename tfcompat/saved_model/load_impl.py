@@ -33,6 +33,8 @@ from tfcompat.module.module import Module
 from tfcompat.saved_model import loader_impl, programs, saved_model_proto
 from tfcompat.saved_model.save_impl import (FORMAT, FORMAT_VERSION, FUNCTIONS_DIRECTORY,
                                             MANIFEST, VARIABLES_PREFIX)
+from tfcompat.saved_model.constants import ASSETS_DIRECTORY
+from tfcompat.trackable.asset import Asset
 from tfcompat.train import checkpoint_format
 from tfcompat.variables import Variable
 
@@ -382,6 +384,12 @@ class _Loader(object):
                 continue
             for name, child in entry["children"]:
                 setattr(obj, name, self.objects[child])
+            for name, filename in entry.get("assets", {}).items():
+                if os.path.basename(filename) != filename:
+                    raise errors.DataLossError(None, None, "%s: the asset file name %r is "
+                                               "not a plain name" % (self.export_dir, filename))
+                setattr(obj, name, Asset(os.path.join(self.export_dir, ASSETS_DIRECTORY,
+                                                      filename)))
             for name, ids in entry.get("functions", {}).items():
                 restored = RestoredFunction(name, [self.functions[i] for i in ids])
                 if name == "__call__":

@@ -14,6 +14,7 @@ with an input of unknown rank cannot be saved (ProgramExportError, a NotImplemen
 import collections
 import json
 import os
+import shutil
 
 import torch
 
@@ -27,6 +28,7 @@ from tfcompat.saved_model import constants, programs, saved_model_proto
 from tfcompat.saved_model import signature_constants, tag_constants
 from tfcompat.saved_model.save_options import SaveOptions
 from tfcompat.trackable import tracking
+from tfcompat.trackable.asset import Asset
 from tfcompat.train import checkpoint_format
 from tfcompat.util import nest
 from tfcompat.variables import Variable
@@ -183,12 +185,22 @@ class _Saver(object):
         self.variable_keys = {id(var): key for key, var in self.graph.keys.items()}
         self.concretes = []             # ConcreteFunctions, in saving order
         self.concrete_ids = {}
+        self.asset_files = {}           # file name in assets/ -> source path
 
     def add_concrete(self, concrete):
         if id(concrete) not in self.concrete_ids:
             self.concrete_ids[id(concrete)] = len(self.concretes)
             self.concretes.append(concrete)
         return self.concrete_ids[id(concrete)]
+
+    def add_asset(self, asset):
+        """The name the asset's file gets in `assets/` (its own, made unique)."""
+        base, extension = os.path.splitext(os.path.basename(asset.path))
+        name, index = base + extension, 1
+        while self.asset_files.get(name, asset.path) != asset.path:
+            name, index = "%s_%d%s" % (base, index, extension), index + 1
+        self.asset_files[name] = asset.path
+        return name
 
     def extra_inputs(self, concrete, what):
         """[(manifest entry, value)] of the trace's graph inputs: tracked variables (live when
@@ -256,6 +268,10 @@ class _Saver(object):
                                      "trainable": bool(obj.trainable),
                                      "dtype": obj.dtype.name}
             else:
+                assets = {name: self.add_asset(value) for name, value in
+                          getattr(obj, "__dict__", {}).items() if isinstance(value, Asset)}
+                if assets:
+                    entry["assets"] = assets
                 functions = _functions_of(obj)
                 if position == 0:
                     functions.update(root_functions)
@@ -350,6 +366,8 @@ def save_object(obj, export_dir, signatures=None, options=None, root_functions=N
         for directory in (constants.ASSETS_DIRECTORY, FUNCTIONS_DIRECTORY, SIGNATURES_DIRECTORY,
                           constants.VARIABLES_DIRECTORY):
             os.makedirs(os.path.join(tmp, directory), exist_ok=True)
+        for name, source in saver.asset_files.items():
+            shutil.copyfile(source, os.path.join(tmp, constants.ASSETS_DIRECTORY, name))
         functions = [saver.function_entry(index, os.path.join(tmp, FUNCTIONS_DIRECTORY))
                      for index in range(len(saver.concretes))]
         for key, entry in signature_entries.items():
