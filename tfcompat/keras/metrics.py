@@ -421,9 +421,14 @@ class MeanMetricWrapper(Mean):
 
     @classmethod
     def from_config(cls, config):
+        """Keras 2's: a MeanMetricWrapper's config names its function as `fn` (a registered
+        metric function, as training configs in HDF5 files hold them)."""
+        config = dict(config)
+        fn = config.pop("fn", None)
         if cls is MeanMetricWrapper:
-            raise NotImplementedError("MeanMetricWrapper.from_config needs the function; "
-                                      "construct MeanMetricWrapper(fn, ...) directly")
+            if fn is None:
+                raise ValueError("MeanMetricWrapper config has no `fn`: %r" % (config,))
+            return cls(get(fn), **config)
         return cls(**config)
 
 

@@ -272,21 +272,24 @@ class OptimizerV2(object):
         return 0.0
 
     def _create_slots(self, var_list):
-        names = self._slot_names()
+        """Make the slots of the variables that have none, in Keras 2's order (so `weights`
+        lists iterations, then each kind of slot for all variables, as `get_weights` and HDF5
+        files do in Keras 2)."""
+        new_vars = []
         for var in var_list:
-            slots = self._slots.get(id(var))
-            if slots is not None:
-                continue
-            slots = self._slots[id(var)] = {}
-            self._slot_order.append(var)
-            for slot_name in names:
+            if id(var) not in self._slots:
+                self._slots[id(var)] = {}
+                self._slot_order.append(var)
+                new_vars.append(var)
+        for slot_name in self._slot_names():
+            for var in new_vars:
                 value = np.full(var.shape.as_list(), self._slot_initial_value(slot_name, var),
                                 dtype=var.dtype.as_numpy_dtype)
                 with init_scope(), context.device_scope(var.device):
                     slot = Variable(value, trainable=False, dtype=var.dtype,
                                     name="%s/%s/%s" % (self._name, var.name.split(":")[0],
                                                        slot_name))
-                slots[slot_name] = slot
+                self._slots[id(var)][slot_name] = slot
                 self._slot_variables[(id(var), slot_name)] = (var, slot)
                 self._weights.append(slot)
                 restore_slot_on_create(self, var, slot_name, slot)

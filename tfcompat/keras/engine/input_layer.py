@@ -44,10 +44,13 @@ class InputLayer(Layer):
     """The layer that owns a model input placeholder."""
 
     def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None,
-                 sparse=False, name=None, ragged=False, batch_input_shape=None, **kwargs):
-        if sparse or ragged:
-            raise NotImplementedError("sparse and ragged Keras inputs are not implemented by "
-                                      "tfcompat")
+                 sparse=False, name=None, ragged=False, batch_input_shape=None, optional=False,
+                 **kwargs):
+        """`optional` is a key newer tf-keras releases (2.21) write in InputLayer configs
+        (False unless the input may be None); optional inputs are not implemented."""
+        if sparse or ragged or optional:
+            raise NotImplementedError("sparse, ragged and optional Keras inputs are not "
+                                      "implemented by tfcompat")
         if kwargs:
             raise ValueError("Unrecognized keyword arguments: %s" % list(kwargs))
         if input_shape is not None and batch_input_shape is not None:

@@ -351,8 +351,9 @@ class _Compiled(object):
             per_output = [spec] * len(names)
         result = []
         for name, entries, y_t, y_p in zip(names, per_output, targets, outputs):
-            entries = [] if entries is None else entries
-            entries = list(entries) if isinstance(entries, (list, tuple)) else [entries]
+            # Keras 2 flattens an output's metrics: [[m]] (a saved training config's
+            # per-output list) is [m] for a one-output model
+            entries = [] if entries is None else flatten(entries)
             objs = [_metric_object(m, y_t, y_p) for m in entries]
             if multi:
                 for m in objs:

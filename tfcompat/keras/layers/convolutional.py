@@ -52,7 +52,11 @@ class Conv(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-                 **kwargs):
+                 groups=1, **kwargs):
+        """`groups` (Keras 2.3+): only 1 (no grouped convolution) is implemented."""
+        if groups != 1:
+            raise NotImplementedError("Grouped convolutions (groups=%r) are not implemented by "
+                                      "tfcompat" % (groups,))
         super(Conv, self).__init__(trainable=trainable, name=name,
                                    activity_regularizer=regularizers.get(activity_regularizer),
                                    **kwargs)
@@ -133,7 +137,7 @@ class Conv(Layer):
         config.update({"filters": self.filters, "kernel_size": self.kernel_size,
                        "strides": self.strides, "padding": self.padding,
                        "data_format": self.data_format, "dilation_rate": self.dilation_rate,
-                       "activation": activations.serialize(self.activation),
+                       "groups": 1, "activation": activations.serialize(self.activation),
                        "use_bias": self.use_bias,
                        "activity_regularizer": serialize_optional(regularizers,
                                                                   self.activity_regularizer)})

@@ -64,10 +64,16 @@ def metadata(model, include_optimizer):
 
 
 def _deserialize_compile_arg(spec, deserialize, custom_objects):
+    """A saved loss/metric compile argument with its objects rebuilt. A name stays a name
+    (so metrics keep the names they were compiled with) once it resolves, as Keras 2
+    resolves it when loading: an unknown name raises ValueError here, not at `fit`."""
     if spec is None:
         return None
     if isinstance(spec, str):
-        return custom_objects.get(spec, spec)
+        if spec in custom_objects:
+            return custom_objects[spec]
+        deserialize(spec, custom_objects=custom_objects)
+        return spec
     if isinstance(spec, list):
         return [_deserialize_compile_arg(v, deserialize, custom_objects) for v in spec]
     if isinstance(spec, dict) and "class_name" not in spec:
@@ -76,13 +82,47 @@ def _deserialize_compile_arg(spec, deserialize, custom_objects):
     return deserialize(spec, custom_objects=custom_objects)
 
 
+# Keras' built-in optimizers as TF 2.11+ name them in legacy-format configs (`Custom>Adam`:
+# registered under the "Custom" package), and the keys only those optimizers write.
+_TF211_OPTIMIZERS = {"Custom>" + name: name for name in (
+    "Adadelta", "Adagrad", "Adam", "Adamax", "Nadam", "RMSprop", "SGD", "Ftrl")}
+_TF211_ONLY_KEYS = ("weight_decay", "use_ema", "ema_momentum", "ema_overwrite_frequency",
+                    "jit_compile", "is_legacy_optimizer")
+
+
+def _keras2_optimizer_config(config):
+    """A TF 2.11-2.15 optimizer config (`{"class_name": "Custom>Adam", "config": {...,
+    "is_legacy_optimizer": False}}`, what `model.save("x.h5")` writes there) as the config of
+    the same Keras 2 optimizer (tf.keras.optimizers.legacy, which tfcompat's optimizers are):
+    the same hyperparameters without the XLA and EMA settings. Weight decay and EMA, which
+    Keras 2's optimizers lack, raise NotImplementedError. Other configs are returned as
+    they are."""
+    if not isinstance(config, dict) or config.get("class_name") not in _TF211_OPTIMIZERS or \
+            not isinstance(config.get("config"), dict):
+        return config
+    settings = dict(config["config"])
+    if settings.get("weight_decay") is not None or settings.get("use_ema"):
+        raise NotImplementedError(
+            "The saved %s optimizer uses weight_decay or use_ema (TF 2.11+ optimizers), which "
+            "tfcompat's Keras 2 optimizers do not implement: load with compile=False and "
+            "compile again." % config["class_name"])
+    for key in _TF211_ONLY_KEYS:
+        settings.pop(key, None)
+    for key in ("clipnorm", "clipvalue", "global_clipnorm"):
+        if settings.get(key, 0) is None:
+            del settings[key]
+    return {"class_name": _TF211_OPTIMIZERS[config["class_name"]], "config": settings}
+
+
 def compile_from_training_config(model, config, custom_objects):
-    """Compile `model` as the saved training config says (ValueError when it is malformed)."""
+    """Compile `model` as the saved training config says (ValueError when it is malformed;
+    TF 2.11+ optimizer configs as `_keras2_optimizer_config` reads them)."""
     custom_objects = custom_objects or {}
     try:
         model.compile(
-            optimizer=optimizers.deserialize(config["optimizer_config"],
-                                             custom_objects=custom_objects),
+            optimizer=optimizers.deserialize(
+                _keras2_optimizer_config(config["optimizer_config"]),
+                custom_objects=custom_objects),
             loss=_deserialize_compile_arg(config.get("loss"), losses.deserialize,
                                           custom_objects),
             metrics=_deserialize_compile_arg(config.get("metrics"), metrics.deserialize,
