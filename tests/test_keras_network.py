@@ -64,8 +64,11 @@ def test_sequential_with_input_shape_summary_and_config(capsys):
     model.summary()
     out = capsys.readouterr().out
     assert 'Model: "sequential"' in out
-    assert "dense (Dense)                (None, 10)                60" in out
-    assert "Total params: 71" in out and "Non-trainable params: 0" in out
+    # TF 2.13+'s table (checked against tf-keras 2.21)
+    assert "\n dense (Dense)               (None, 10)                60        \n" + " " * 65 + \
+        "\n dropout (Dropout)" in out
+    assert "Total params: 71 (284.00 Byte)\n" in out and "Non-trainable params: 0 (0.00 Byte)" \
+        in out
     clone = tf.keras.models.model_from_json(model.to_json())
     assert [type(l).__name__ for l in clone.layers] == ["Dense", "Dropout", "Dense"]
     clone.set_weights(model.get_weights())

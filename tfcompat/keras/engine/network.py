@@ -130,7 +130,7 @@ class Network(Layer):
 
     def _set_network_nodes(self):
         self._network_nodes = self._topological_nodes()
-        layers = list(self._input_layers)
+        layers = _map_graph(self.inputs, self.outputs)[0]
         for node in self._network_nodes:
             if all(node.layer is not l for l in layers):
                 layers.append(node.layer)
@@ -378,14 +378,19 @@ class Network(Layer):
         self(x)
 
     # ------------------------------------------------------------ summary
-    def summary(self, line_length=None, positions=None, print_fn=None):
-        """Print Keras' table of layers, output shapes and parameter counts."""
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None):
+        """Print Keras' table of layers, output shapes and parameter counts (TF 2.13+'s
+        layout); `expand_nested` and `layer_range` are not implemented."""
+        if expand_nested or layer_range is not None:
+            raise NotImplementedError("Model.summary(expand_nested=..., layer_range=...) is "
+                                      "not implemented by tfcompat")
         if not self.built:
             raise ValueError("This model has not yet been built. Build the model first by "
                              "calling `build()` or calling `fit()` with some data, or specify "
                              "an `input_shape` argument in the first layer(s) for automatic "
                              "build.")
-        print_summary(self, line_length, positions, print_fn)
+        print_summary(self, line_length, positions, print_fn, show_trainable)
 
     # ------------------------------------------------------------ weights on disk
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
@@ -564,8 +569,62 @@ def _is_hdf5_file(path):
 # ---------------------------------------------------------------- summary
 
 
+def _map_graph(inputs, outputs):
+    """Keras 2's `_map_graph_network`: the layers in `model.layers` order (by decreasing
+    depth, the longest path from the layer to an output; those of one depth in the order a
+    depth-first walk from the outputs first reaches them; inputs no output uses last), and
+    each node's (depth, number of inputs), input nodes included."""
+    input_ids = {id(x) for x in inputs}
+    first_seen, post_order, finished = {}, [], set()
+    stack = [(tensor, False) for tensor in reversed(outputs)]
+    while stack:
+        tensor, expanded = stack.pop()
+        layer, index, _ = tensor._keras_history
+        node = None if id(tensor) in input_ids else layer._inbound_nodes[index]
+        key = id(tensor) if node is None else id(node)
+        if key in finished:
+            continue
+        if expanded:
+            finished.add(key)
+            post_order.append((key, layer, node))
+            continue
+        first_seen.setdefault(id(layer), len(first_seen))
+        stack.append((tensor, True))
+        if node is not None:
+            stack.extend((t, False) for t in reversed(node.input_tensors))
+    node_depth, layer_depth, layers, nodes = {}, {}, {}, {}
+    for key, layer, node in reversed(post_order):
+        depth = max(node_depth.get(key, 0), layer_depth.get(id(layer), 0))
+        layer_depth[id(layer)], node_depth[key], layers[id(layer)] = depth, depth, layer
+        inputs_of_node = node.input_tensors if node is not None else ()
+        nodes[key] = (depth, len(inputs_of_node))
+        for tensor in inputs_of_node:
+            source, index, _ = tensor._keras_history
+            parent = id(tensor) if id(tensor) in input_ids else id(source._inbound_nodes[index])
+            node_depth[parent] = max(depth + 1, node_depth.get(parent, 0))
+    for tensor in inputs:
+        layer = tensor._keras_history[0]
+        if id(layer) not in layers:
+            layers[id(layer)], layer_depth[id(layer)], first_seen[id(layer)] = layer, 0, -1
+            nodes[id(tensor)] = (0, 0)
+    order = sorted(layers.values(),
+                   key=lambda layer: (-layer_depth[id(layer)], first_seen[id(layer)]))
+    return order, nodes
+
+
 def _count(weights):
     return int(sum(np.prod(w.shape.as_list()) for w in weights))
+
+
+def _memory_size_text(weights):
+    """Keras 2.13+'s `readable_memory_size` of the weights' bytes ("668.00 Byte")."""
+    size = float(sum(np.prod(w.shape.as_list()) * w.dtype.size
+                     for w in {id(w): w for w in weights}.values()))
+    for unit in ("Byte", "KB", "MB", "GB", "TB"):
+        if size / 1024 < 1:
+            return "%.2f %s" % (size, unit)
+        size /= 1024
+    return "%.2f PB" % size
 
 
 def _output_shape_text(layer, network):
@@ -574,72 +633,94 @@ def _output_shape_text(layer, network):
             shape = layer.output_shape
         except AttributeError:
             return "multiple"
-        return str(shape)
+        # Keras' InputLayer node holds its output in a list
+        return str([shape] if isinstance(layer, InputLayer) else shape)
     return "multiple"
 
 
-def print_summary(model, line_length=None, positions=None, print_fn=None):
-    """Keras 2's model summary table."""
-    print_fn = print_fn or print
-    graph_like = model._is_graph_network or getattr(model, "_graph_built", False)
-    sequential_like = not model._is_graph_network or type(model).__name__ == "Sequential"
-    if model._is_graph_network and not sequential_like:
-        sequential_like = all(len(node.input_tensors) <= 1 and
-                              len(node.output_tensors) == 1 and
-                              len(node.layer._inbound_nodes) <= 2
-                              for node in model._network_nodes)
-    if sequential_like:
-        line_length = line_length or 65
-        positions = positions or [.45, .85, 1.]
-        to_display = ["Layer (type)", "Output Shape", "Param #"]
-    else:
-        line_length = line_length or 98
-        positions = positions or [.33, .55, .67, 1.]
-        to_display = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
-    if positions[-1] <= 1:
-        positions = [int(line_length * p) for p in positions]
+def _is_sequential_like(model):
+    """Keras' test: Sequential, subclassed, or a functional chain (one node per depth, each
+    with at most one input, no layer called twice)."""
+    if type(model).__name__ == "Sequential" or not model._is_graph_network:
+        return True
+    depths = {}
+    for depth, input_count in _map_graph(model.inputs, model.outputs)[1].values():
+        if input_count > 1 or depth in depths:
+            return False
+        depths[depth] = True
+    calls = [id(node.layer) for node in model._network_nodes]
+    return len(set(calls)) == len(calls)
 
-    def print_row(fields):
+
+def _print_row(print_fn, fields, positions):
+    """One table row as Keras 2.13+ prints it: each field wrapped within its column (at the
+    end of a tuple or list item where one ends within the width), continued on more lines."""
+    left = [str(field) for field in fields]
+    while any(left):
         line = ""
-        for i, field in enumerate(fields):
-            if i > 0:
-                line = line[:-1] + " "
-            line += str(field)
-            line = line[:positions[i]]
-            line += " " * (positions[i] - len(line))
+        for column, text in enumerate(left):
+            start = positions[column - 1] if column else 0
+            last = column == len(positions) - 1
+            space = 0 if last else 2
+            cutoff = positions[column] - start - space - (0 if last else 1)
+            piece = text[:cutoff]
+            breaks = [piece.find(mark) + len(mark) for mark in ("),", "},", "],", "',")
+                      if piece.find(mark) >= 0]
+            if breaks:
+                cutoff = min(breaks)
+                piece = piece[:cutoff]
+            line += (" " if column == 0 else "") + piece + " " * space
+            left[column] = text[cutoff:]
+            line += " " * (positions[column] - len(line))
         print_fn(line)
 
+
+def print_summary(model, line_length=None, positions=None, print_fn=None,
+                  show_trainable=False):
+    """Keras 2's model summary table, as TF 2.13+ prints it."""
+    print_fn = print_fn or print
+    sequential_like = _is_sequential_like(model)
+    if sequential_like:
+        line_length = line_length or 65
+        positions = list(positions or [.45, .85, 1.])
+        header = ["Layer (type)", "Output Shape", "Param #"]
+    else:
+        line_length = line_length or 98
+        positions = list(positions or [.3, .6, .70, 1.])
+        header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
+    if positions[-1] <= 1:
+        positions = [int(line_length * p) for p in positions]
+    if show_trainable:
+        line_length += 11
+        positions.append(line_length)
+        header.append("Trainable")
     print_fn('Model: "%s"' % model.name)
     print_fn("_" * line_length)
-    print_row(to_display)
+    _print_row(print_fn, header, positions)
     print_fn("=" * line_length)
-    layers = model.layers
-    if graph_like and model._is_graph_network and type(model).__name__ != "Sequential":
-        layers = model._network_layers
-    for i, layer in enumerate(layers):
-        name = "%s (%s)" % (layer.name, type(layer).__name__)
-        shape = _output_shape_text(layer, model)
-        params = layer.count_params() if layer.built else 0
-        if sequential_like:
-            print_row([name, shape, params])
-        else:
-            connections = []
-            for node in layer._inbound_nodes:
-                if node not in model._network_nodes:
-                    continue
-                for t in node.input_tensors:
-                    source, index, tensor_index = t._keras_history
-                    connections.append("%s[%d][%d]" % (source.name, index, tensor_index))
-            print_row([name, shape, params, connections[0] if connections else ""])
-            for extra in connections[1:]:
-                print_row(["", "", "", extra])
-        print_fn(("=" if i == len(layers) - 1 else "_") * line_length)
-    if not layers:
-        print_fn("=" * line_length)
-    trainable = _count(model.trainable_weights)
-    non_trainable = _count(model.non_trainable_weights)
-    print_fn("Total params: {:,}".format(trainable + non_trainable))
-    print_fn("Trainable params: {:,}".format(trainable))
-    print_fn("Non-trainable params: {:,}".format(non_trainable))
+    nodes = set(id(node) for node in model._network_nodes) if model._is_graph_network \
+        else set()
+    for layer in model.layers:
+        unused = sequential_like and not layer.built and \
+            not getattr(layer, "_is_graph_network", False)
+        fields = ["%s (%s)" % (layer.name, type(layer).__name__),
+                  _output_shape_text(layer, model),
+                  "0 (unused)" if unused else layer.count_params()]
+        if not sequential_like:
+            fields.append(["%s[%d][%d]" % (t._keras_history[0].name, t._keras_history[1],
+                                           t._keras_history[2])
+                           for node in layer._inbound_nodes if id(node) in nodes
+                           for t in node.input_tensors])
+        if show_trainable:
+            fields.append("Y" if layer.trainable else "N")
+        _print_row(print_fn, fields, positions)
+        print_fn(" " * line_length)
+    print_fn("=" * line_length)
+    trainable, non_trainable = model.trainable_weights, model.non_trainable_weights
+    print_fn("Total params: %d (%s)" % (_count(trainable) + _count(non_trainable),
+                                        _memory_size_text(trainable + non_trainable)))
+    print_fn("Trainable params: %d (%s)" % (_count(trainable), _memory_size_text(trainable)))
+    print_fn("Non-trainable params: %d (%s)" % (_count(non_trainable),
+                                                _memory_size_text(non_trainable)))
     print_fn("_" * line_length)
 
