@@ -385,3 +385,44 @@ def test_parsing_receiver_builds_the_example_placeholder():
         assert receiver.receiver_tensors["examples"] is \
             graph.get_tensor_by_name("input_example_tensor:0")
         assert receiver.features["x"].shape.as_list() == [None, 3]
+
+
+def test_method_name_updater(tmp_path):
+    export_dir = str(tmp_path / "export")
+    _save_simple(export_dir)
+    updater = v1.saved_model.signature_def_utils.MethodNameUpdater(export_dir)
+    with pytest.raises(ValueError, match="does not have a signature_def with key: 'nope'"):
+        updater.replace_method_name("nope", "tensorflow/serving/regress")
+    with pytest.raises(ValueError, match=r"tags \['train'\] could not be found"):
+        updater.replace_method_name("serving_default", "tensorflow/serving/regress", "train")
+    updater.replace_method_name("serving_default", "tensorflow/serving/regress", "serve")
+    updater.save()
+    signature = saved_model_proto.read(export_dir).meta_graphs[0].signature_def
+    assert signature["serving_default"].method_name == "tensorflow/serving/regress"
+
+
+# ---------------------------------------------------------------- real TensorFlow's files
+
+REAL_TF = os.path.join(os.path.dirname(__file__), "fixtures", "tf_saved_model_v1")
+
+
+def test_our_simple_save_signature_equals_real_tfs():
+    """The same graph as make.py's: our signature proto equals the one real TF wrote."""
+    real = saved_model_proto.read(os.path.join(REAL_TF, "simple_save")).meta_graphs[0]
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [None, 2], name="x")
+        w = v1.Variable(np.array([[1.0], [2.0]], np.float32), name="w")
+        y = tf.matmul(x, w, name="y")
+        ours = v1.saved_model.predict_signature_def({"x": x}, {"y": y})
+    assert list(real.meta_info_def.tags) == ["serve"]
+    assert ours == real.signature_def["serving_default"]
+
+
+def test_real_tensorflow_graphs_are_refused_with_a_clear_message():
+    assert v1.saved_model.contains_saved_model(os.path.join(REAL_TF, "simple_save"))
+    with tf.Graph().as_default():
+        with v1.Session() as sess:
+            with pytest.raises(NotImplementedError, match="issue 22"):
+                v1.saved_model.loader.load(sess, ["serve"], os.path.join(REAL_TF, "simple_save"))
+        with pytest.raises(NotImplementedError, match="issue 22"):
+            v1.train.import_meta_graph(os.path.join(REAL_TF, "model.meta"))
