@@ -433,9 +433,6 @@ class Network(Layer):
         if skip_mismatch and not by_name:
             raise ValueError("When calling model.load_weights, skip_mismatch can only be set "
                              "to True when by_name is True.")
-        if skip_mismatch:
-            raise NotImplementedError("load_weights(skip_mismatch=True) is not implemented by "
-                                      "tfcompat")
         if os.path.isdir(filepath):
             filepath = os.path.join(filepath, saved_model.VARIABLES_PREFIX)
         elif filepath.endswith(hdf5_format.HDF5_SUFFIXES) or _is_hdf5_file(filepath):
@@ -443,7 +440,7 @@ class Network(Layer):
                 raise ValueError("Unable to load weights saved in HDF5 format into a "
                                  "subclassed Model which has not created its variables yet. "
                                  "Call the Model first, then load the weights.")
-            hdf5_format.load_weights(self, filepath, by_name)
+            hdf5_format.load_weights(self, filepath, by_name, skip_mismatch)
             return None
         if by_name:
             raise NotImplementedError("Weights may only be loaded based on topology into "
