@@ -48,18 +48,21 @@ class _Unencodable(Exception):
 
 # ---------------------------------------------------------------- registered op functions
 
-_index_cache = {}
+_index = {"count": None, "ops": {}, "op_keys": {}, "classes": {}}
 
 
-def _registered_ops():
-    """{"module:qualname": function} of every `@op` function in tfcompat's loaded modules,
-    and {id(function): key}; a key two functions share is left out (ambiguous)."""
-    modules = [(name, module) for name, module in list(sys.modules.items())
+def _refresh_index():
+    """Index what a meta graph may name, once per export or import (scanning the modules
+    again only when more tfcompat modules were loaded): "ops", {"module:qualname": function}
+    of every `@op` function in tfcompat's loaded modules (a key two functions share is left
+    out: ambiguous), "op_keys", {id(function): key}, and "classes", the tfcompat classes with
+    `get_config`/`from_config` (initializers)."""
+    modules = [module for name, module in list(sys.modules.items())
                if (name == "tfcompat" or name.startswith("tfcompat.")) and module is not None]
-    if _index_cache.get("count") == len(modules):
-        return _index_cache["by_key"], _index_cache["by_id"]
-    by_key, ambiguous, classes = {}, set(), {}
-    for _, module in modules:
+    if _index["count"] == len(modules):
+        return
+    ops, ambiguous, classes = {}, set(), {}
+    for module in modules:
         for value in list(vars(module).values()):
             if isinstance(value, type) and (value.__module__ or "").startswith("tfcompat.") and \
                     "get_config" in dir(value) and "from_config" in dir(value):
@@ -68,14 +71,13 @@ def _registered_ops():
                 continue
             impl = value.__dict__["_tfcompat_impl"]
             key = _key(impl)
-            if by_key.get(key, impl) is not impl:
+            if ops.get(key, impl) is not impl:
                 ambiguous.add(key)
-            by_key[key] = impl
+            ops[key] = impl
     for key in ambiguous:
-        del by_key[key]
-    _index_cache.update(count=len(modules), by_key=by_key, classes=classes,
-                        by_id={id(fn): key for key, fn in by_key.items()})
-    return by_key, _index_cache["by_id"]
+        del ops[key]
+    _index.update(count=len(modules), ops=ops, classes=classes,
+                  op_keys={id(fn): key for key, fn in ops.items()})
 
 
 def _key(obj):
@@ -84,8 +86,7 @@ def _key(obj):
 
 def _configurable_class(key):
     """The tfcompat class (with `get_config`/`from_config`: initializers) named `key`."""
-    _registered_ops()
-    cls = _index_cache["classes"].get(key)
+    cls = _index["classes"].get(key)
     if cls is None:
         raise errors.NotFoundError(
             None, None, "%r is not a configurable tfcompat class; refused (a meta graph can "
@@ -94,8 +95,7 @@ def _configurable_class(key):
 
 
 def _op_function(key, node_name, op_type):
-    by_key, _ = _registered_ops()
-    fn = by_key.get(key)
+    fn = _index["ops"].get(key)
     if fn is None:
         raise errors.NotFoundError(
             None, None, "Op type not registered: node %r (op %s) names the function %r, "
@@ -142,8 +142,7 @@ def _encode(value):
         return {"ndarray": _encode_array(np.asarray(value)), "scalar": cls is not np.ndarray}
     if (cls.__module__ or "").startswith("tfcompat.") and hasattr(value, "get_config") and \
             hasattr(cls, "from_config"):
-        _registered_ops()
-        if _index_cache["classes"].get(_key(cls)) is cls:
+        if _index["classes"].get(_key(cls)) is cls:
             return {"object": _key(cls), "config": _encode(value.get_config())}
     raise _Unencodable("%s argument %r" % (cls.__name__, value))
 
@@ -278,8 +277,7 @@ def _describe(op, variables, initializers):
         return "constant", {"value": target()}
     if target.fn is _default_value:
         return "placeholder_with_default", {}
-    _, by_id = _registered_ops()
-    key = by_id.get(id(target.fn))
+    key = _index["op_keys"].get(id(target.fn))
     if key is None:
         return "unsupported", {"reason": "its function %s is not a registered op"
                                % getattr(target.fn, "__qualname__", target.fn)}
@@ -341,6 +339,7 @@ def export_scoped_meta_graph(graph, meta_info_def=None, saver_def=None, collecti
     """The MetaGraphDef of `graph` (TF's `export_scoped_meta_graph`): its ops, the
     collections naming tensors, ops, variables or plain values (`collection_list`: only
     those), the SaverDef. With `export_scope` only the ops under it, names relative to it."""
+    _refresh_index()
     strip = _scope_stripper(export_scope)
     prefix = export_scope.rstrip("/") + "/" if export_scope else ""
     meta = meta_graph_pb2.MetaGraphDef()
@@ -581,6 +580,7 @@ def import_scoped_meta_graph(meta_graph_def, graph, make_variable, import_scope=
             "TensorFlow meta graphs (.meta files, SavedModels' graphs) is not implemented yet "
             "(issue 22). Rebuild the model in Python and restore its checkpoint with "
             "tf.train.Saver instead.")
+    _refresh_index()
     importer = _Importer(graph, import_scope, clear_devices, make_variable)
     variable_defs = _variable_definitions(meta_graph_def)
     with graph.as_default(), graph.name_scope(None), graph.control_dependencies(None):
