@@ -182,7 +182,9 @@ def test_saving_is_atomic_and_bad_directories_raise_tf_errors(tmp_path, monkeypa
 
 def test_tensorflow_written_saved_models_say_what_to_do(tmp_path):
     proto = saved_model_proto.SavedModel(saved_model_schema_version=1)
-    proto.meta_graphs.add().meta_info_def.tags.append("serve")
+    meta_graph = proto.meta_graphs.add()
+    meta_graph.meta_info_def.tags.append("serve")
+    meta_graph.graph_def.node.add(name="StatefulPartitionedCall", op="StatefulPartitionedCall")
     saved_model_proto.write(saved_model_proto.path_of(str(tmp_path)), proto)
     with pytest.raises(NotImplementedError, match="written by TensorFlow"):
         load(str(tmp_path))

@@ -8,7 +8,7 @@ that runs the saved trace its arguments match (ValueError when none does); `.sig
 maps each signature key to a function of keyword tensors returning a dict of tensors.
 Where we differ: loaded objects are `tf.Module`s (so `.variables` and
 `.trainable_variables` work on every one); SavedModels written by TensorFlow itself are not
-read here (their graphs are TF ops: see the GraphDef import issue).
+read here (their graphs are TF ops: NotImplementedError, see the GraphDef import issue).
 
 A TF1 SavedModel (Builder / simple_save) loads as TF 2 loads one: its graph in a session of
 its own, `.signatures` running it (keyword tensors in, a dict of tensors out), `.variables`

@@ -19,7 +19,7 @@ import json
 import logging
 import os
 
-from tfcompat.framework import context
+from tfcompat.framework import context, errors
 from tfcompat.function import TensorSpec, function
 from tfcompat.keras.saving import saving_utils
 from tfcompat.saved_model import programs
@@ -125,20 +125,26 @@ def save(model, path, include_optimizer=True, signatures=None, options=None):
     root = model if include_optimizer and metadata["training_config"] is not None \
         else _WithoutOptimizer(model)
     extra_files = {METADATA_FILENAME: text}
-    call, serving = traced_functions(model)
-    if call is None:
-        save_impl.save_object(root, path, None, options, extra_files=extra_files,
-                                     session=_session())
-        return
     try:
-        save_impl.save_object(root, path, signatures or serving, options,
-                                     root_functions={"__call__": call},
-                                     extra_files=extra_files)
-    except programs.ProgramExportError as error:
-        _logger.warning("Model %s is saved without its traced call (tf.saved_model.load of "
-                        "%s will not be callable; load_model works): %s", model.name, path,
-                        error)
-        save_impl.save_object(root, path, None, options, extra_files=extra_files)
+        call, serving = traced_functions(model)
+    except (errors.OpError, TypeError, ValueError, NotImplementedError) as error:
+        call = _without_traces(model, path, error)
+    if call is not None:
+        try:
+            save_impl.save_object(root, path, signatures or serving, options,
+                                  root_functions={"__call__": call}, extra_files=extra_files)
+            return
+        except programs.ProgramExportError as error:
+            _without_traces(model, path, error)
+    save_impl.save_object(root, path, None, options, extra_files=extra_files,
+                          session=_session())
+
+
+def _without_traces(model, path, error):
+    """Warn that the model is saved without its traced call (as with TF's
+    `save_traces=False`): tracing or exporting it failed with `error`."""
+    _logger.warning("Model %s is saved without its traced call (tf.saved_model.load of %s "
+                    "will not be callable; load_model works): %s", model.name, path, error)
 
 
 def load(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
