@@ -352,3 +352,19 @@ def test_files_missing_parts_raise_data_loss_error(tmp_path):
         keras.models.load_model(path)
     with pytest.raises(errors.NotFoundError, match="nothing.h5"):
         _cnn().load_weights(str(tmp_path / "nothing.h5"))
+
+
+def test_keras_v3_zip_and_keras_1_files_are_not_implemented(tmp_path):
+    import zipfile
+    path = str(tmp_path / "model.keras")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("config.json", "{}")
+    with pytest.raises(NotImplementedError, match="Keras v3 file"):
+        keras.models.load_model(path)
+    path = str(tmp_path / "old.h5")
+    model = _cnn()
+    model.save(path)
+    with h5py.File(path, "r+") as f:
+        f["model_weights"].attrs["keras_version"] = b"1.2.2"
+    with pytest.raises(NotImplementedError, match="Keras 1.2.2"):
+        keras.models.load_model(path)

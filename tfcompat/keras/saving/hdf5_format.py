@@ -12,6 +12,8 @@ all variables: Keras 2's order, which real Keras restores by position).
 
 Files are written to a temporary file beside the target and renamed into place. A file that
 is not HDF5, or is truncated or damaged, raises `tf.errors.DataLossError` naming it.
+Where we differ: `.keras` files are HDF5 here too (TF 2.12+ writes its zip "Keras v3" format
+for that suffix, which we do not read or write), and Keras 1 files are not converted.
 """
 import contextlib
 import json
@@ -182,6 +184,12 @@ class _SavedWeights(object):
     values, and the model's own weights (None for files older than Keras 2.13)."""
 
     def __init__(self, group):
+        version = group.attrs.get("keras_version")
+        if version is not None and _text(version).startswith("1."):
+            raise NotImplementedError(
+                "%s was written by Keras %s: converting Keras 1 weights (Keras 2's "
+                "preprocess_weights_for_loading) is not implemented by tfcompat."
+                % (group.file.filename, _text(version)))
         self.layer_names = _name_list(group, "layer_names")
         self.layers = {name: _read_weights(_member(group, name, "weights of layer"))
                        for name in self.layer_names}
@@ -192,13 +200,23 @@ class _SavedWeights(object):
 @contextlib.contextmanager
 def _reading(filepath):
     """The HDF5 file at `filepath` open for reading; NotFoundError if it does not exist,
-    DataLossError naming it when h5py cannot read it (not HDF5, truncated, damaged)."""
+    DataLossError naming it when h5py cannot read it (not HDF5, truncated, damaged);
+    NotImplementedError for a Keras v3 file (a zip: TF 2.12+'s `model.save("x.keras")`)."""
     module = h5py()
     if not os.path.exists(filepath):
         raise errors.NotFoundError(None, None, "No such file: %s" % filepath)
     try:
+        with open(filepath, "rb") as f:
+            is_zip = f.read(4) == b"PK\x03\x04"
+        if is_zip:
+            raise NotImplementedError(
+                "%s is a Keras v3 file (a zip archive, what TF 2.12+ writes for "
+                "model.save('x.keras')): tfcompat reads Keras' HDF5 files only; save the model "
+                "with model.save('x.h5') instead." % filepath)
         with module.File(filepath, "r") as f:
             yield f
+    except NotImplementedError:     # a RuntimeError, but not damage
+        raise
     except (OSError, RuntimeError, KeyError, UnicodeDecodeError) as error:
         raise errors.DataLossError(None, None, "Unable to read the Keras HDF5 file %s: it is "
                                    "not an HDF5 file, or it is truncated or damaged (%s: %s)."
