@@ -364,6 +364,10 @@ def test_tf1_saved_models_load_with_tf2_load_and_export(tmp_path):
     np.testing.assert_allclose(out["y"].numpy(), expected(x), rtol=1e-6)
     assert [v.name for v in loaded.variables] == ["w:0"]
     _export_and_check(path, str(tmp_path / "v1.pt2"), {"x": x}, expected(x))
+    written = torch.export.load(os.path.join(path, "tfcompat", "signatures",
+                                             "serving_default.pt2")).module()
+    np.testing.assert_allclose(written(x=torch.from_numpy(x))["y"].numpy(), expected(x),
+                               rtol=1e-6)
     # a TF1 checkpoint and its .meta graph, with the tensors named
     out_path = str(tmp_path / "meta.pt2")
     assert cli.main(["export", prefix, out_path, "--meta", prefix + ".meta", "--inputs", "x:0",

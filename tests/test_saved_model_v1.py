@@ -39,7 +39,7 @@ def _save_simple(export_dir):
 def test_simple_save_then_load_in_a_new_graph_runs_the_signature(tmp_path):
     export_dir = str(tmp_path / "export")
     expected = _save_simple(export_dir)
-    assert sorted(os.listdir(export_dir)) == ["saved_model.pb", "variables"]
+    assert sorted(os.listdir(export_dir)) == ["saved_model.pb", "tfcompat", "variables"]
     assert v1.saved_model.contains_saved_model(tmp_path / "export")
     with tf.Graph().as_default():
         with v1.Session() as sess:
@@ -300,7 +300,7 @@ def test_estimator_export_saved_model_loads_and_serves(trained, tmp_path):
     path = estimator.export_saved_model(str(tmp_path), receiver_fn)
     assert isinstance(path, bytes) and os.path.dirname(path) == os.fsencode(tmp_path)
     assert os.path.basename(path).isdigit()
-    assert sorted(os.listdir(path)) == [b"saved_model.pb", b"variables"]
+    assert sorted(os.listdir(path)) == [b"saved_model.pb", b"tfcompat", b"variables"]
     with tf.Graph().as_default():
         with v1.Session() as sess:
             meta = v1.saved_model.loader.load(sess, ["serve"], path)

@@ -5,18 +5,26 @@ saved as a SavedModel directory.
 `tf.train.export_meta_graph` writes it, with the signatures); `variables/variables*` the
 variables' values (a Saver checkpoint in our format, keyed by TF names). The values are read
 when `add_meta_graph_and_variables` is called, as TF saves them then; `save()` writes the
-whole directory at once and atomically (a crash leaves no half-written export_dir).
+whole directory at once and atomically (a crash leaves no half-written export_dir). Each
+signature of the first meta graph is also written as `tfcompat/signatures/<key>.pt2`, a
+torch.export program plain PyTorch serves (docs/saved_model.md); a signature torch.export
+cannot export is left out of those, with a warning.
 """
+import logging
 import os
 
+import torch
 from google.protobuf import text_format
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context
 from tfcompat.framework.graph import Operation, get_default_graph
-from tfcompat.saved_model import constants, saved_model_proto
+from tfcompat.saved_model import constants, programs, saved_model_proto
 from tfcompat.train import checkpoint_format
 from tfcompat.train.saver import Saver
+
+_logger = logging.getLogger("tensorflow")
+SIGNATURES_DIRECTORY = os.path.join(constants.TFCOMPAT_DIRECTORY, "signatures")
 
 _RESERVED_SIGNATURE_KEYS = (constants.INIT_OP_SIGNATURE_KEY,
                             constants.TRAIN_OP_SIGNATURE_KEY)
@@ -48,6 +56,27 @@ def _add_main_op(main_op):
     graph.add_to_collection(constants.MAIN_OP_KEY, main_op)
 
 
+def _serving_programs(sess, signature_def_map):
+    """{key: torch.export program} of the signatures whose tensors can be exported."""
+    graph = sess.graph
+    result = {}
+    for key, signature in sorted(signature_def_map.items()):
+        what = "the signature %r" % key
+        try:
+            inputs = [(name, graph.get_tensor_by_name(info.name))
+                      for name, info in sorted(signature.inputs.items())]
+            outputs = [(name, graph.get_tensor_by_name(info.name))
+                       for name, info in sorted(signature.outputs.items())]
+            module, specs, values = programs.graph_signature(graph, sess, inputs, outputs)
+            result[key] = programs.serving_program(
+                module, specs, values, [name for name, _ in outputs],
+                list(range(len(outputs))), what)
+        except (programs.ProgramExportError, KeyError, ValueError, TypeError) as error:
+            _logger.warning("SavedModelBuilder: %s is not written as a torch.export program "
+                            "(tfcompat export cannot serve it): %s", what, error)
+    return result
+
+
 @tf_export(v1=["saved_model.Builder", "saved_model.builder.SavedModelBuilder"])
 class SavedModelBuilder(object):
     """TF1's SavedModel builder: `add_meta_graph_and_variables` once, `add_meta_graph` for
@@ -68,6 +97,7 @@ class SavedModelBuilder(object):
         self._saved_model = saved_model_proto.SavedModel(
             saved_model_schema_version=constants.SAVED_MODEL_SCHEMA_VERSION)
         self._variable_values = None
+        self._serving_programs = {}     # signature key -> torch.export program
 
     def _check_graph_mode(self):
         if not context.state.building_graph:
@@ -119,6 +149,7 @@ class SavedModelBuilder(object):
             self._add_meta_graph(saver, tags, signature_def_map,
                                  main_op if main_op is not None else legacy_init_op,
                                  clear_devices, assets_collection)
+            self._serving_programs = _serving_programs(sess, signature_def_map or {})
         self._variable_values = values
 
     def save(self, as_text=False):
@@ -132,6 +163,11 @@ class SavedModelBuilder(object):
                 checkpoint_format.write(
                     os.path.join(variables_dir, constants.VARIABLES_FILENAME),
                     self._variable_values)
+            if self._serving_programs:
+                os.makedirs(os.path.join(directory, SIGNATURES_DIRECTORY))
+            for key, program in self._serving_programs.items():
+                torch.export.save(program, os.path.join(directory, SIGNATURES_DIRECTORY,
+                                                        key + ".pt2"))
             path = os.path.join(directory, filename)
             if as_text:
                 checkpoint_format.write_text_atomic(
