@@ -64,6 +64,31 @@ def test_real_keras_files_predict_what_real_tf_computed(name):
         assert model.optimizer is None
 
 
+class Unused(keras.Model):
+    """The subclassed model of make_fixtures.py's summaries()."""
+
+    def __init__(self):
+        super(Unused, self).__init__()
+        self.a = keras.layers.Dense(4, activation="relu")
+        self.b = keras.layers.Dense(2)
+        self.unused = keras.layers.Dense(3)
+
+    def call(self, x):
+        return self.b(self.a(x))
+
+
+def test_summary_of_a_shared_layer_and_of_a_subclassed_model_as_real_keras():
+    expected = _fixture("summaries")
+    left, right = keras.Input((3,), name="left"), keras.Input((3,), name="right")
+    dense = keras.layers.Dense(2, name="shared")
+    shared = keras.Model([left, right], keras.layers.Add()([dense(left), dense(right)]))
+    assert _summary(shared) == expected["shared_layer"]
+    keras.backend.clear_session()
+    unused = Unused()
+    unused(np.ones((1, 5), np.float32))
+    assert _summary(unused) == expected["subclassed"]
+
+
 @pytest.mark.parametrize("name", REAL_MODELS)
 def test_real_keras_files_restore_the_optimizer_and_training_continues(name):
     """TF 2.11+'s optimizer state (`iteration:0`, `Adam/m/...`; RMSprop's velocity,
