@@ -195,18 +195,18 @@ def _data():
     return rng.rand(12, 8, 8, 1).astype(np.float32), rng.randint(0, 3, 12).astype(np.int32)
 
 
-def _cnn(batch_norm=True):
+def _cnn():
     return keras.Sequential([
-        keras.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1))] +
-        ([keras.layers.BatchNormalization()] if batch_norm else []) + [
+        keras.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1)),
+        keras.layers.BatchNormalization(),
         keras.layers.MaxPooling2D(),
         keras.layers.Flatten(),
         keras.layers.Dense(3, activation="softmax")])
 
 
-def _check_round_trip(tmp_path, batch_norm=True):
+def _check_round_trip(tmp_path):
     x, y = _data()
-    model = _cnn(batch_norm)
+    model = _cnn()
     model.compile(keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
                   metrics=["accuracy"])
     model.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
@@ -230,10 +230,8 @@ def test_our_files_round_trip_in_eager_mode(tmp_path):
 
 
 def test_our_files_round_trip_in_a_tf1_graph(tmp_path):
-    # without BatchNormalization: Keras fit of a BatchNormalization model in a TF1 graph
-    # fails in tfcompat (its moving-average updates ask for the input placeholder)
     with tf.Graph().as_default():
-        _check_round_trip(tmp_path, batch_norm=False)
+        _check_round_trip(tmp_path)
 
 
 def test_our_files_have_keras_2s_layout(tmp_path):

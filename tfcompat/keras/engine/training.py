@@ -961,16 +961,23 @@ class _GraphRunner(object):
                 model._update_metrics(self.targets, y_pred, weights, updates)
                 entry = (self._logs_after(updates), [], None)
             else:
+                earlier = {id(u) for u in model.updates}
                 with GradientTape() as tape, collect_metric_updates() as updates, \
                         collect_graph_losses() as losses:
                     y_pred = _call(model, self.inputs, True)
                     loss = model._compute_loss(self.inputs, self.targets, y_pred, weights,
                                                True, updates, losses + model._standing_losses())
+                # the layers' updates of this call (BatchNormalization's moving averages)
+                # and the unconditional ones: those of earlier calls read other inputs (the
+                # model's Keras Inputs), which this step does not feed
+                unconditional = {id(u) for u in model.get_updates_for(None)}
+                layer_updates = [u for u in model.updates
+                                 if id(u) not in earlier or id(u) in unconditional]
                 variables = model.trainable_variables
                 grads = _gradients(model.optimizer, tape, loss, variables)
                 updates.append(model.optimizer.apply_gradients(zip(grads, variables)))
                 model._update_metrics(self.targets, y_pred, weights, updates)
-                entry = (self._logs_after(updates + list(model.updates)), [], None)
+                entry = (self._logs_after(updates + layer_updates), [], None)
         self._fetches[key] = entry
         self._initialize()
         return entry
