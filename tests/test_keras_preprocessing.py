@@ -1,0 +1,170 @@
+"""Keras 2 preprocessing layers against real tf.keras 2 values (tests/fixtures/
+keras_preprocessing/, written by make_fixtures.py there), in eager calls, models, `fit`,
+`tf.data` maps and through get_config / from_config."""
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import tfcompat as tf
+from tfcompat.keras.layers.preprocessing import image_preprocessing
+
+keras = tf.keras
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "keras_preprocessing")
+
+
+def load(name):
+    with open(os.path.join(FIXTURES, name)) as f:
+        return json.load(f)
+
+
+IMAGE_AND_NORMALIZATION = load("image_and_normalization.json")
+NORM = IMAGE_AND_NORMALIZATION["normalization"]
+IMAGE = IMAGE_AND_NORMALIZATION["image"]
+
+
+def close(got, want, atol=1e-5):
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want, dtype=np.float64),
+                               rtol=1e-5, atol=atol)
+
+
+# ---------------------------------------------------------------- Normalization
+
+@pytest.mark.parametrize("case", NORM["cases"], ids=lambda c: "axis=%s" % (c["axis"],))
+def test_normalization_adapt_equals_tf(case):
+    axis = tuple(case["axis"]) if isinstance(case["axis"], list) else case["axis"]
+    data = np.float32(NORM["data"])
+    layer = keras.layers.Normalization(axis=axis)
+    layer.adapt(data, batch_size=7)
+    close(layer.adapt_mean.numpy(), case["mean"], atol=1e-4)
+    close(layer.adapt_variance.numpy(), case["variance"], atol=1e-3)
+    close(layer(np.float32(NORM["probe"])), case["output"], atol=1e-4)
+    inverse = keras.layers.experimental.preprocessing.Normalization(axis=axis, invert=True)
+    inverse.adapt(data)
+    close(inverse(np.float32(NORM["probe"])), case["inverted"], atol=1e-3)
+
+
+def test_normalization_adapt_on_a_dataset_and_given_statistics():
+    data = np.float32(NORM["data"]).reshape(-1, 4)
+    layer = keras.layers.Normalization()
+    layer.adapt(tf.data.Dataset.from_tensor_slices(data).batch(16))
+    close(layer.adapt_mean.numpy().reshape(1, 4), NORM["dataset_mean"], atol=1e-4)
+    close(layer.adapt_variance.numpy().reshape(1, 4), NORM["dataset_variance"], atol=1e-3)
+    assert int(layer.count.numpy()) == 150
+    given = keras.layers.Normalization(mean=[1.0, 2.0, 3.0, 4.0],
+                                       variance=[1.0, 4.0, 9.0, 0.0])
+    close(given(np.float32(NORM["probe"])), NORM["given_output"], atol=1e-4)
+    assert given.weights == []
+    assert given.get_config()["mean"] == NORM["given_config"]
+    with pytest.raises(ValueError, match="static `mean` and `variance`"):
+        given.adapt(data)
+    with pytest.raises(ValueError, match="both `mean` and `variance`"):
+        keras.layers.Normalization(mean=1.0)
+
+
+def test_normalization_in_a_model_fit_and_config_round_trip():
+    rng = np.random.RandomState(0)
+    x = rng.rand(64, 3).astype("float32") * [1.0, 10.0, 100.0]
+    y = x.sum(axis=1, keepdims=True)
+    norm = keras.layers.Normalization(input_shape=(3,))
+    norm.adapt(x)
+    model = keras.Sequential([norm, keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    history = model.fit(x, y, epochs=2, batch_size=16, verbose=0)
+    assert len(history.history["loss"]) == 2
+    # adapt's weights stay constant in fit
+    close(norm.adapt_mean.numpy(), x.mean(axis=0), atol=1e-3)
+    copy = keras.Sequential.from_config(model.get_config())
+    copy.set_weights(model.get_weights())
+    close(copy.predict(x[:4]), model.predict(x[:4]))
+    config = norm.get_config()
+    assert config["axis"] == (-1,) and config["invert"] is False and config["mean"] is None
+
+
+def test_normalization_of_integer_inputs_and_in_a_dataset_map():
+    layer = keras.layers.Normalization(axis=None)
+    layer.adapt([0, 2])
+    close(layer(np.array([0, 1, 2])), [-1.0, 0.0, 1.0])
+    close(keras.Sequential([layer]).predict(np.array([0, 1, 2])).reshape(-1), [-1.0, 0.0, 1.0])
+    mapped = tf.data.Dataset.range(3).map(layer)
+    close([e.numpy() for e in mapped], [[-1.0], [0.0], [1.0]])   # TF's shapes: (1,)
+
+
+# ---------------------------------------------------------------- image layers
+
+@pytest.mark.parametrize("key", sorted(k for k in IMAGE["resizing"] if "area" not in k))
+def test_resizing_equals_tf(key):
+    interpolation, crop = key.split("_")
+    layer = keras.layers.Resizing(4, 5, interpolation=interpolation,
+                                  crop_to_aspect_ratio=crop == "True")
+    out = layer(np.float32(IMAGE["images"]))
+    assert out.dtype == tf.float32 and out.shape.as_list() == [2, 4, 5, 3]
+    close(out, IMAGE["resizing"][key], atol=1e-3)
+
+
+def test_center_crop_and_rescaling_equal_tf():
+    images = np.float32(IMAGE["images"])
+    close(keras.layers.CenterCrop(5, 4)(images), IMAGE["center_crop"])
+    close(keras.layers.CenterCrop(8, 6)(images), IMAGE["center_crop_up"], atol=1e-3)
+    cropped = keras.layers.experimental.preprocessing.CenterCrop(4, 4)(images.astype("uint8"))
+    assert cropped.dtype == tf.float32
+    close(cropped, IMAGE["center_crop_uint8"])
+    rescaled = keras.layers.Rescaling(1 / 127.5, offset=-1)(images.astype("uint8"))
+    assert rescaled.dtype == tf.float32
+    close(rescaled, IMAGE["rescaling"])
+
+
+@pytest.mark.parametrize("key", sorted(IMAGE["projective"]))
+def test_projective_transform_equals_tf_kernel(key):
+    fill_mode, interpolation = key.lower().split("_")
+    images = torch.tensor(np.repeat(np.float32(IMAGE["images"])[:1], 3, axis=0))
+    out = image_preprocessing.projective_transform(
+        images, torch.tensor(IMAGE["transforms"]), fill_mode, 7.0, interpolation)
+    close(out.numpy(), IMAGE["projective"][key], atol=1e-3)
+
+
+AUGMENTATIONS = [
+    lambda: keras.layers.RandomFlip(seed=1),
+    lambda: keras.layers.RandomRotation(0.2, seed=1),
+    lambda: keras.layers.RandomZoom(0.3, seed=1),
+    lambda: keras.layers.RandomTranslation(0.2, (-0.1, 0.3), fill_mode="constant", seed=1),
+    lambda: keras.layers.RandomContrast(0.5, seed=1),
+]
+
+
+@pytest.mark.parametrize("make", AUGMENTATIONS)
+def test_augmentation_only_while_training(make):
+    images = np.float32(IMAGE["images"])
+    layer = make()
+    close(layer(images, training=False), images)
+    changed = layer(images)  # Keras 2: `training` defaults to True in a direct call
+    assert changed.shape.as_list() == [2, 7, 9, 3]
+    assert not np.allclose(changed.numpy(), images)
+    model = keras.Sequential([keras.Input((7, 9, 3)), make()])
+    close(model.predict(images), images)   # inference: identity
+    copy = type(layer).from_config(layer.get_config())
+    assert copy.get_config() == layer.get_config()
+
+
+def test_random_flip_flips_whole_images_and_runs_in_a_dataset_map():
+    images = np.float32(IMAGE["images"])
+    tf.random.set_seed(3)
+    flipped = keras.layers.RandomFlip("horizontal")(images).numpy()
+    for got, image in zip(flipped, images):
+        assert np.array_equal(got, image) or np.array_equal(got, image[:, ::-1])
+    layer = keras.layers.RandomRotation(0.1)
+    mapped = tf.data.Dataset.from_tensor_slices(images).batch(2).map(
+        lambda x: layer(x, training=True))
+    out = [e.numpy() for e in mapped]
+    assert out[0].shape == (2, 7, 9, 3) and not np.allclose(out[0], images)
+
+
+def test_augmentation_arguments_checked_as_keras():
+    with pytest.raises(ValueError, match="unknown mode"):
+        keras.layers.RandomFlip("diagonal")
+    with pytest.raises(NotImplementedError, match="fill_mode"):
+        keras.layers.RandomRotation(0.1, fill_mode="mirror")
+    with pytest.raises(ValueError, match="between"):
+        keras.layers.RandomZoom(1.5)
