@@ -2298,6 +2298,207 @@ RECORDS += [
                  initializer=tf.compat.v1.constant_initializer(EMBEDDINGS)))),
 ]
 
+# ---------------------------------------------------------------- tf.signal
+
+
+def _frames(x, frame_length, frame_step):
+    count = max(0, 1 + (x.shape[-1] - frame_length) // frame_step)
+    return np.stack([x[..., i * frame_step:i * frame_step + frame_length]
+                     for i in range(count)], -2)
+
+
+def _overlap_and_add(frames, frame_step):
+    count, length = frames.shape[-2:]
+    out = np.zeros(frames.shape[:-2] + (length + frame_step * (count - 1),), frames.dtype)
+    for i in range(count):
+        out[..., i * frame_step:i * frame_step + length] += frames[..., i, :]
+    return out
+
+
+def _hann(length):
+    """TF's periodic Hann window."""
+    return 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(length) / length)
+
+
+def _dct(x, kind, ortho=False):
+    """The DCT of the last axis by its definition (TF's unnormalised scaling: twice
+    scipy's); `ortho` scales types II-IV to orthonormal matrices."""
+    size = x.shape[-1]
+    n, k = np.arange(size)[:, None], np.arange(size)[None, :]
+    if kind == 1:
+        matrix = 2 * np.cos(np.pi * n * k / (size - 1))
+        matrix[[0, -1], :] /= 2
+    elif kind == 2:
+        matrix = 2 * np.cos(np.pi * (2 * n + 1) * k / (2 * size))
+    elif kind == 3:
+        matrix = 2 * np.cos(np.pi * n * (2 * k + 1) / (2 * size))
+        matrix[0, :] /= 2
+    else:
+        matrix = 2 * np.cos(np.pi * (2 * n + 1) * (2 * k + 1) / (4 * size))
+    if ortho:
+        matrix = matrix / np.sqrt(2 * size)
+        if kind == 2:
+            matrix[:, 0] /= np.sqrt(2)
+        if kind == 3:
+            matrix[0, :] *= np.sqrt(2)
+    return x @ matrix
+
+
+def _mel_matrix(num_mel_bins, num_spectrogram_bins, sample_rate, lower, upper):
+    """HTK mel triangles as TF builds them (the DC row all zeros)."""
+    def mel(hertz):
+        return 1127.0 * np.log1p(np.asarray(hertz) / 700.0)
+    bins = mel(np.linspace(0, sample_rate / 2, num_spectrogram_bins))[1:, None]
+    edges = np.linspace(mel(lower), mel(upper), num_mel_bins + 2)
+    low, center, high = edges[:-2], edges[1:-1], edges[2:]
+    weights = np.maximum(0, np.minimum((bins - low) / (center - low),
+                                       (high - bins) / (high - center)))
+    return np.pad(weights, [(1, 0), (0, 0)])
+
+
+def _stft_magnitude(x):
+    return np.abs(np.fft.rfft(_frames(x, 12, 6) * _hann(12), 16))
+
+
+def _inverse_stft(z):
+    return _overlap_and_add(np.fft.irfft(z, 16)[..., :12] * _hann(12), 5)
+
+
+def _kaiser_bessel_derived(length, beta):
+    running = np.cumsum(np.kaiser(length // 2 + 1, beta))
+    half = np.sqrt(running[:-1] / running[-1])
+    return np.concatenate([half, half[::-1]])
+
+
+def _inverse_window(frame_step, frame_length):
+    """The forward Hann window over the sum of its squares at each sample's overlaps."""
+    forward = _hann(frame_length)
+    overlaps = -(-frame_length // frame_step)
+    squares = np.pad(forward ** 2, (0, overlaps * frame_step - frame_length))
+    return forward / np.tile(squares.reshape(overlaps, frame_step).sum(0), overlaps)[
+        :frame_length]
+
+
+def _mdct(x):
+    """The MDCT of 8-sample frames (vorbis window), by definition: TF's unnormalised
+    scaling is twice the usual."""
+    frames = _frames(x, 8, 4) * np.sin(np.pi / 2 * np.sin(np.pi * (np.arange(8) + 0.5) / 8) ** 2)
+    n, k = np.arange(8)[:, None], np.arange(4)[None, :]
+    return 2 * frames @ np.cos(np.pi / 4 * (n + 0.5 + 2) * (k + 0.5))
+
+
+def _inverse_mdct(x):
+    window = np.sin(np.pi / 2 * np.sin(np.pi * (np.arange(8) + 0.5) / 8) ** 2)
+    n, k = np.arange(8)[None, :], np.arange(4)[:, None]
+    frames = x @ np.cos(np.pi / 4 * (n + 0.5 + 2) * (k + 0.5)) / 4 * window
+    return _overlap_and_add(frames, 4)
+
+
+def window_record(path, reference, **kwargs):
+    return OpRecord(path, (), reference, kwargs=dict(kwargs, dtype=CASE_DTYPE), grad_args=(),
+                    name="%s%s" % (path, sorted(kwargs.items())))
+
+
+SIGNAL_COMPLEX = (C64, C128)
+
+RECORDS += [
+    OpRecord("signal.fft", (complex_uniform((3, 5)),), np.fft.fft, SIGNAL_COMPLEX,
+             grad_args=()),
+    OpRecord("signal.ifft", (complex_uniform((3, 6)),), np.fft.ifft, SIGNAL_COMPLEX,
+             grad_args=()),
+    OpRecord("signal.fft2d", (complex_uniform((2, 3, 4)),), np.fft.fft2, SIGNAL_COMPLEX,
+             grad_args=()),
+    OpRecord("signal.ifft2d", (complex_uniform((2, 3, 4)),), np.fft.ifft2, SIGNAL_COMPLEX,
+             grad_args=()),
+    OpRecord("signal.fft3d", (complex_uniform((2, 2, 3, 4)),),
+             lambda z: np.fft.fftn(z, axes=(-3, -2, -1)), SIGNAL_COMPLEX, grad_args=()),
+    OpRecord("signal.ifft3d", (complex_uniform((2, 2, 3, 4)),),
+             lambda z: np.fft.ifftn(z, axes=(-3, -2, -1)), SIGNAL_COMPLEX, grad_args=()),
+    OpRecord("signal.fftnd", (complex_uniform((2, 3, 4)),),
+             lambda z: np.fft.fftn(z, s=(4, 3), axes=(1, 2)), SIGNAL_COMPLEX, grad_args=(),
+             kwargs={"fft_length": [4, 3], "axes": [1, 2]}),
+    OpRecord("signal.ifftnd", (complex_uniform((2, 3, 4)),),
+             lambda z: np.fft.ifftn(z, norm="ortho"), SIGNAL_COMPLEX, grad_args=(),
+             kwargs={"norm": "ortho"}),
+    OpRecord("signal.rfftnd", (uniform((2, 3, 4)),), lambda x: np.fft.rfftn(x, axes=(1, 2)),
+             out_dtype=COMPLEX_OF_REAL, grad_args=(), kwargs={"axes": [1, 2]}),
+    OpRecord("signal.irfftnd", (complex_uniform((3, 4)),),
+             lambda z: np.fft.irfftn(z, s=(3, 5), axes=(0, 1)), SIGNAL_COMPLEX, out_dtype=REAL_OF_COMPLEX,
+             grad_args=(), kwargs={"fft_length": [3, 5]}),
+    OpRecord("signal.rfft", (uniform((3, 7)),), lambda x: np.fft.rfft(x, 10),
+             out_dtype=COMPLEX_OF_REAL, grad_args=(), kwargs={"fft_length": [10]}),
+    OpRecord("signal.irfft", (complex_uniform((3, 5)),), lambda z: np.fft.irfft(z, 7),
+             SIGNAL_COMPLEX, out_dtype=REAL_OF_COMPLEX, grad_args=(),
+             kwargs={"fft_length": [7]}),
+    OpRecord("signal.rfft2d", (uniform((2, 3, 5)),), lambda x: np.fft.rfft2(x, (4, 4)),
+             out_dtype=COMPLEX_OF_REAL, grad_args=(), kwargs={"fft_length": [4, 4]}),
+    OpRecord("signal.irfft2d", (complex_uniform((2, 3, 4)),), np.fft.irfft2, SIGNAL_COMPLEX,
+             out_dtype=REAL_OF_COMPLEX, grad_args=()),
+    OpRecord("signal.rfft3d", (uniform((2, 2, 3, 4)),),
+             lambda x: np.fft.rfftn(x, axes=(-3, -2, -1)), out_dtype=COMPLEX_OF_REAL,
+             grad_args=()),
+    OpRecord("signal.irfft3d", (complex_uniform((2, 2, 3, 4)),),
+             lambda z: np.fft.irfftn(z, axes=(-3, -2, -1)), SIGNAL_COMPLEX,
+             out_dtype=REAL_OF_COMPLEX, grad_args=()),
+    OpRecord("signal.fftshift", (uniform((3, 5)),), lambda x: np.fft.fftshift(x, 1), NUMERIC,
+             kwargs={"axes": 1}),
+    OpRecord("signal.ifftshift", (uniform((3, 5, 4)),), np.fft.ifftshift, NUMERIC),
+    OpRecord("signal.frame", (uniform((2, 11)),), lambda x: _frames(x, 4, 3), NUMERIC,
+             kwargs={"frame_length": 4, "frame_step": 3}),
+    OpRecord("signal.frame", (uniform((2, 10)),),
+             lambda x: _frames(np.pad(x, [(0, 0), (0, 3)], constant_values=1), 4, 3), FLOATS,
+             kwargs={"frame_length": 4, "frame_step": 3, "pad_end": True, "pad_value": 1.0},
+             name="signal.frame(pad_end)"),
+    OpRecord("signal.frame", (uniform((2, 9, 3)),),
+             lambda x: np.moveaxis(_frames(np.moveaxis(x, 1, -1), 5, 2), (-2, -1), (1, 2)),
+             kwargs={"frame_length": 5, "frame_step": 2, "axis": 1}, name="signal.frame(axis)"),
+    OpRecord("signal.overlap_and_add", (uniform((2, 4, 6)),), lambda x: _overlap_and_add(x, 4),
+             NUMERIC, kwargs={"frame_step": 4}),
+    window_record("signal.hann_window", lambda: _hann(8), window_length=8),
+    window_record("signal.hann_window", lambda: np.hanning(7), window_length=7,
+                  periodic=False),
+    window_record("signal.hamming_window", lambda: np.hamming(9), window_length=9),
+    window_record("signal.kaiser_window", lambda: np.kaiser(7, 6.0), window_length=7,
+                  beta=6.0),
+    window_record("signal.kaiser_bessel_derived_window",
+                  lambda: _kaiser_bessel_derived(8, 5.0), window_length=8, beta=5.0),
+    window_record("signal.vorbis_window",
+                  lambda: np.sin(np.pi / 2 * np.sin(np.pi * (np.arange(6) + 0.5) / 6) ** 2),
+                  window_length=6),
+    window_record("signal.linear_to_mel_weight_matrix",
+                  lambda: _mel_matrix(12, 33, 16000, 100.0, 7000.0), num_mel_bins=12,
+                  num_spectrogram_bins=33, sample_rate=16000, lower_edge_hertz=100.0,
+                  upper_edge_hertz=7000.0),
+    OpRecord("signal.inverse_stft_window_fn", (), lambda: _inverse_window(4, 10),
+             call=lambda op, dtype: op(4)(10, dtype=dtype), kwargs={"dtype": CASE_DTYPE},
+             grad_args=()),
+    OpRecord("signal.stft", (uniform((2, 40)),), _stft_magnitude,
+             call=lambda op, x: tf.abs(op(x, 12, 6, fft_length=16))),
+    OpRecord("signal.inverse_stft", (complex_uniform((2, 4, 9)),), _inverse_stft,
+             SIGNAL_COMPLEX, out_dtype=REAL_OF_COMPLEX, grad_args=(),
+             call=lambda op, z: op(z, 12, 5, fft_length=16)),
+    OpRecord("signal.mdct", (uniform((2, 20)),), _mdct, kwargs={"frame_length": 8}),
+    OpRecord("signal.inverse_mdct", (uniform((2, 3, 4)),), _inverse_mdct),
+    OpRecord("signal.mfccs_from_log_mel_spectrograms", (uniform((2, 3, 6)),),
+             lambda x: _dct(x, 2) / np.sqrt(12)),
+    OpRecord("signal.dct", (uniform((2, 6)),), lambda x: _dct(x, 1), kwargs={"type": 1},
+             name="signal.dct(type=1)"),
+    OpRecord("signal.dct", (uniform((2, 5)),), lambda x: _dct(x, 2)),
+    OpRecord("signal.dct", (uniform((2, 5)),), lambda x: _dct(x, 2, ortho=True),
+             kwargs={"norm": "ortho"}, name="signal.dct(ortho)"),
+    OpRecord("signal.dct", (uniform((2, 5)),), lambda x: _dct(x, 3), kwargs={"type": 3},
+             name="signal.dct(type=3)"),
+    OpRecord("signal.dct", (uniform((2, 6)),), lambda x: _dct(x, 4, ortho=True),
+             kwargs={"type": 4, "norm": "ortho"}, name="signal.dct(type=4, ortho)"),
+    OpRecord("signal.idct", (uniform((2, 5)),), lambda x: _dct(x, 3, ortho=True),
+             kwargs={"norm": "ortho"}),
+    *with_v1(OpRecord("signal.rfft", (uniform((2, 6)),), np.fft.rfft,
+                      out_dtype=COMPLEX_OF_REAL, grad_args=(), name="signal.rfft(default)"),
+             path="spectral.rfft"),
+    OpRecord("fft", (complex_uniform((2, 4)),), np.fft.fft, SIGNAL_COMPLEX, grad_args=(),
+             api="v1", name="fft(v1)"),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 
