@@ -422,3 +422,33 @@ def test_a_process_killed_while_saving_leaves_a_whole_model(tmp_path):
     assert value.min() == value.max() >= 3
     assert os.listdir(tmp_path) == ["m"] or all(
         name.startswith(".m.tmp-") for name in os.listdir(tmp_path) if name != "m")
+
+
+def test_saved_model_save_of_a_keras_model_saves_its_call_and_serving_signature(tmp_path):
+    model = keras.Sequential([keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+                              keras.layers.Dense(2, name="scores")])
+    x = np.linspace(-1, 1, 15, dtype=np.float32).reshape(5, 3)
+    save(model, str(tmp_path / "m"))
+    loaded = load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(x, training=False).numpy(), model.predict(x, verbose=0),
+                               rtol=1e-6)
+    out = loaded.signatures["serving_default"](**_named_inputs(model, x))
+    assert list(out) == ["scores"]
+
+
+def test_keras_save_traces_false_and_untraceable_models(tmp_path, caplog):
+    model = keras.Sequential([keras.layers.Dense(2, input_shape=(3,))])
+    model.save(str(tmp_path / "m"), save_format="tf", save_traces=False)
+    assert list(load(str(tmp_path / "m")).signatures) == []
+    assert keras.models.load_model(str(tmp_path / "m")).count_params() == 8
+
+    class PyDouble(keras.layers.Layer):
+        def call(self, inputs):
+            doubled = tf.py_function(lambda t: t.numpy() * 2, [inputs], tf.float32)
+            doubled.set_shape(inputs.shape)
+            return doubled
+
+    untraceable = keras.Sequential([keras.layers.Dense(2, input_shape=(3,)), PyDouble()])
+    untraceable.save(str(tmp_path / "u"), save_format="tf")
+    assert "saved without its traced call" in caplog.text
+    assert list(load(str(tmp_path / "u")).signatures) == []

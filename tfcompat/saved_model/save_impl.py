@@ -83,19 +83,21 @@ def _signature_function(value, key):
         "signature (signature key %r)." % (value, key))
 
 
-def _default_signature(root, root_functions):
+def _default_signature(root, functions):
+    """TF's default signature: the root's `_default_save_signature` (Keras models), else its
+    only tf.function with an input signature."""
     function = getattr(root, DEFAULT_SIGNATURE_ATTR, None)
     if function is not None:
         return function
-    candidates = [f for f in list(root_functions.values()) if
+    candidates = [f for f in list(functions.values()) if
                   isinstance(f, ConcreteFunction) or f.input_signature is not None]
     return candidates[0] if len(candidates) == 1 else None
 
 
-def _signatures(signatures, root, root_functions):
-    """{key: ConcreteFunction} of `signatures` as save() takes it."""
+def _signatures(signatures, root, functions):
+    """{key: ConcreteFunction} of `signatures` as save() takes it (`functions`: the root's)."""
     if signatures is None:
-        signatures = _default_signature(root, root_functions)
+        signatures = _default_signature(root, functions)
         if signatures is None:
             return {}
     if not isinstance(signatures, dict):
@@ -186,6 +188,7 @@ class _Saver(object):
         self.concretes = []             # ConcreteFunctions, in saving order
         self.concrete_ids = {}
         self.asset_files = {}           # file name in assets/ -> source path
+        self.root_functions = {}        # the root's {name: tf.function}, once listed
 
     def add_concrete(self, concrete):
         if id(concrete) not in self.concrete_ids:
@@ -256,7 +259,7 @@ class _Saver(object):
                 "extras": extra_entries,
                 "outputs": _outputs_json(concrete.structured_outputs, positions)}
 
-    def object_entries(self, root_functions):
+    def object_entries(self, save_traces):
         ids = {id(obj): i for i, obj in enumerate(self.graph.objects)}
         entries = []
         for position, obj in enumerate(self.graph.objects):
@@ -272,9 +275,9 @@ class _Saver(object):
                           getattr(obj, "__dict__", {}).items() if isinstance(value, Asset)}
                 if assets:
                     entry["assets"] = assets
-                functions = _functions_of(obj)
+                functions = _functions_of(obj) if save_traces else {}
                 if position == 0:
-                    functions.update(root_functions)
+                    self.root_functions = functions
                 entry["functions"] = {
                     name: [self.add_concrete(c) for c in _concrete_functions(function)]
                     for name, function in functions.items()}
@@ -348,16 +351,18 @@ def _write_serving_program(directory, key, entry, concrete, saver):
     torch.export.save(program, os.path.join(directory, key + ".pt2"))
 
 
-def save_object(obj, export_dir, signatures=None, options=None, root_functions=None,
-                extra_files=None, session=None):
-    """`save`, plus `root_functions` ({name: Function}) saved on the root as if they were its
-    attributes, `extra_files` ({relative path: text}) written into the directory, and
-    `session`, the TF1 session holding the variables' values when saving in a TF1 graph
-    (Keras uses all three; a TF1 graph has no functions to save)."""
-    root_functions = collections.OrderedDict(root_functions or {})
+def save_object(obj, export_dir, signatures=None, options=None, extra_files=None,
+                session=None, save_traces=True):
+    """`save`, plus `extra_files` ({relative path: text}) written into the directory,
+    `session`, the TF1 session holding the variables' values when saving in a TF1 graph (a
+    TF1 graph has no functions to save), and `save_traces=False` (Keras'), which saves the
+    objects' tf.functions not (the `signatures` given still are)."""
     saver = _Saver(obj, options)
-    objects = saver.object_entries(root_functions)
-    signature_functions = _signatures(signatures, obj, dict(_functions_of(obj), **root_functions))
+    objects = saver.object_entries(save_traces)
+    if signatures is None and not save_traces:
+        signature_functions = {}
+    else:
+        signature_functions = _signatures(signatures, obj, saver.root_functions)
     signature_entries = {key: _signature_entry(saver, concrete)
                          for key, concrete in signature_functions.items()}
     export_dir = os.fspath(export_dir)

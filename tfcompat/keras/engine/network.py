@@ -260,6 +260,18 @@ class Network(Layer):
     # ------------------------------------------------------------ layers
     _checkpoints_layer_list = False
 
+    def _list_functions_for_serialization(self):
+        """What `tf.saved_model.save` saves of a model, as TF's Keras: its call, traced for
+        its inputs with `training=False`, as `__call__` (none when it cannot be traced)."""
+        call, _ = saved_model.saved_functions(self)
+        return {"__call__": call} if call is not None else {}
+
+    @property
+    def _default_save_signature(self):
+        """The model's `serving_default` (inputs by input-layer name, outputs by
+        output-layer name), or None when it cannot be traced."""
+        return saved_model.saved_functions(self)[1]
+
     def _checkpoint_dependencies(self):
         """A functional or Sequential model names its layers as TF does in checkpoints:
         `layer_with_weights-N` (layers holding weights), then `layer-N` (every layer)."""

@@ -59,7 +59,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
     if save_format == "h5":
         hdf5_format.save_model(model, filepath, include_optimizer)
     else:
-        saved_model.save(model, filepath, include_optimizer, signatures, options)
+        saved_model.save(model, filepath, include_optimizer, signatures, options, save_traces)
 
 
 @tf_export("keras.models.load_model", "keras.saving.load_model")

@@ -46,6 +46,13 @@ class _WithoutOptimizer(object):
         return [(name, value) for name, value in tracking.dependencies(self.model)
                 if value is not getattr(self.model, "optimizer", None)]
 
+    def _list_functions_for_serialization(self):
+        return self.model._list_functions_for_serialization()
+
+    @property
+    def _default_save_signature(self):
+        return self.model._default_save_signature
+
 
 def _session():
     if not _state.building_graph:
@@ -117,7 +124,18 @@ def traced_functions(model):
     return call_function, function(serving, input_signature=[spec])
 
 
-def save(model, path, include_optimizer=True, signatures=None, options=None):
+def saved_functions(model):
+    """(call, serving) of `traced_functions`, or (None, None) with a warning when the model
+    cannot be traced: TF's Keras lists `__call__` and `_default_save_signature` from them."""
+    try:
+        return traced_functions(model)
+    except (errors.OpError, TypeError, ValueError, NotImplementedError) as error:
+        _without_traces(model, error)
+        return None, None
+
+
+def save(model, path, include_optimizer=True, signatures=None, options=None,
+         save_traces=True):
     """Write the model's SavedModel directory at `path` (see the module docstring)."""
     metadata = saving_utils.metadata(model, include_optimizer)
     metadata["format"] = FORMAT
@@ -125,26 +143,22 @@ def save(model, path, include_optimizer=True, signatures=None, options=None):
     root = model if include_optimizer and metadata["training_config"] is not None \
         else _WithoutOptimizer(model)
     extra_files = {METADATA_FILENAME: text}
-    try:
-        call, serving = traced_functions(model)
-    except (errors.OpError, TypeError, ValueError, NotImplementedError) as error:
-        call = _without_traces(model, path, error)
-    if call is not None:
+    if save_traces:
         try:
-            save_impl.save_object(root, path, signatures or serving, options,
-                                  root_functions={"__call__": call}, extra_files=extra_files)
+            save_impl.save_object(root, path, signatures, options, extra_files=extra_files,
+                                  session=_session())
             return
         except programs.ProgramExportError as error:
-            _without_traces(model, path, error)
-    save_impl.save_object(root, path, None, options, extra_files=extra_files,
-                          session=_session())
+            _without_traces(model, error)
+    save_impl.save_object(root, path, signatures, options, extra_files=extra_files,
+                          session=_session(), save_traces=False)
 
 
-def _without_traces(model, path, error):
-    """Warn that the model is saved without its traced call (as with TF's
+def _without_traces(model, error):
+    """Warn that the model is saved without its traced call (as with Keras'
     `save_traces=False`): tracing or exporting it failed with `error`."""
-    _logger.warning("Model %s is saved without its traced call (tf.saved_model.load of %s "
-                    "will not be callable; load_model works): %s", model.name, path, error)
+    _logger.warning("Model %s is saved without its traced call (tf.saved_model.load of it "
+                    "will not be callable; load_model works): %s", model.name, error)
 
 
 def load(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
