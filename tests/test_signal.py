@@ -166,6 +166,16 @@ def test_stft_gradient_of_a_variable():
     assert_tf_close(tape.gradient(loss, x).numpy(), EXPECTED["stft_grad/out"])
 
 
+def test_stft_gradient_in_a_tf1_graph():
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float64, [None, 120])
+        loss = tf.reduce_sum(tf.abs(S.stft(x, 32, 16, pad_end=True)))
+        gradient, = tf.gradients(loss, [x])
+        with v1.Session() as sess:
+            result = sess.run(gradient, {x: EXPECTED["stft_grad/in0"]})
+    assert_tf_close(result, EXPECTED["stft_grad/out"])
+
+
 def test_inverse_stft_gradient_of_a_complex_variable():
     z = tf.Variable(EXPECTED["inverse_stft_grad/in0"])
     weights = EXPECTED["inverse_stft_grad/in1"]
