@@ -5,7 +5,8 @@ take float32/float64 and give complex64/complex128; `fft_length` zero-pads or cr
 innermost dimensions (for `irfft*` the last one to `fft_length // 2 + 1` bins), and the
 imaginary parts of an `irfft` input's DC and Nyquist bins are ignored. Gradients are
 torch's, which equal TF's registered ones. TF has only GPU kernels for `fftnd` and its
-siblings; these run on any device here.
+siblings; these run on any device here, with numpy's `s`/`axes` meaning for
+`fft_length`/`axes` (each length pads or crops its own axis).
 """
 import numpy as np
 import torch
