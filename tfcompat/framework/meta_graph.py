@@ -51,12 +51,18 @@ class _Unencodable(Exception):
 _index = {"count": None, "ops": {}, "op_keys": {}, "classes": {}}
 
 
+# The modules whose configurable classes a meta graph may name: the initializers that ops
+# such as get_variable take as static arguments (nothing else is rebuilt from a config).
+_INITIALIZER_MODULES = ("tfcompat.ops.init_ops", "tfcompat.keras.initializers",
+                        "tfcompat.contrib.layers.initializers")
+
+
 def _refresh_index():
     """Index what a meta graph may name, once per export or import (scanning the modules
     again only when more tfcompat modules were loaded): "ops", {"module:qualname": function}
     of every `@op` function in tfcompat's loaded modules (a key two functions share is left
-    out: ambiguous), "op_keys", {id(function): key}, and "classes", the tfcompat classes with
-    `get_config`/`from_config` (initializers)."""
+    out: ambiguous), "op_keys", {id(function): key}, and "classes", the initializer classes
+    with `get_config`/`from_config` of `_INITIALIZER_MODULES`."""
     modules = [module for name, module in list(sys.modules.items())
                if (name == "tfcompat" or name.startswith("tfcompat.")) and module is not None]
     if _index["count"] == len(modules):
@@ -64,7 +70,7 @@ def _refresh_index():
     ops, ambiguous, classes = {}, set(), {}
     for module in modules:
         for value in list(vars(module).values()):
-            if isinstance(value, type) and (value.__module__ or "").startswith("tfcompat.") and \
+            if isinstance(value, type) and value.__module__ in _INITIALIZER_MODULES and \
                     "get_config" in dir(value) and "from_config" in dir(value):
                 classes[_key(value)] = value
             if not isinstance(value, types.FunctionType) or "_tfcompat_impl" not in value.__dict__:
