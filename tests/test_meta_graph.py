@@ -160,15 +160,18 @@ def test_a_function_that_is_not_a_registered_op_is_refused():
             v1.train.import_meta_graph(meta)
 
 
-def test_a_class_that_is_not_a_tfcompat_class_is_refused():
+@pytest.mark.parametrize("name", ["subprocess:Popen",
+                                  "tfcompat.keras.engine.training:Model",
+                                  "tfcompat.keras.layers.core:Lambda"])
+def test_a_class_that_is_not_an_initializer_is_refused(name):
     meta = _simple_meta()
     node = [n for n in meta.graph_def.node if n.name == "y"][0]
     node.attr[meta_graph.ARGS].s = json.dumps({
         "args": {"tuple": [{"input": 0}]},
-        "kwargs": {"dict": {"name": {"object": "subprocess:Popen",
+        "kwargs": {"dict": {"name": {"object": name,
                                      "config": {"dict": {"args": "true"}}}}}}).encode()
     with tf.Graph().as_default():
-        with pytest.raises(errors.NotFoundError, match="subprocess:Popen.*refused"):
+        with pytest.raises(errors.NotFoundError, match="%s.*refused" % name):
             v1.train.import_meta_graph(meta)
 
 
