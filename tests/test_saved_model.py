@@ -452,3 +452,14 @@ def test_keras_save_traces_false_and_untraceable_models(tmp_path, caplog):
     untraceable.save(str(tmp_path / "u"), save_format="tf")
     assert "saved without its traced call" in caplog.text
     assert list(load(str(tmp_path / "u")).signatures) == []
+
+
+def test_keras_load_model_reads_a_saved_model_of_a_keras_model(tmp_path):
+    model = keras.Sequential([keras.layers.Dense(2, input_shape=(3,))])
+    save(model, str(tmp_path / "keras"))
+    x = np.ones((2, 3), np.float32)
+    np.testing.assert_allclose(keras.models.load_model(str(tmp_path / "keras")).predict(
+        x, verbose=0), model.predict(x, verbose=0), rtol=1e-6)
+    save(Dense(), str(tmp_path / "module"))
+    with pytest.raises(ValueError, match="not a Keras model"):
+        keras.models.load_model(str(tmp_path / "module"))

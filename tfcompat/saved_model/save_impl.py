@@ -353,12 +353,15 @@ def _write_serving_program(directory, key, entry, concrete, saver):
 
 def save_object(obj, export_dir, signatures=None, options=None, extra_files=None,
                 session=None, save_traces=True):
-    """`save`, plus `extra_files` ({relative path: text}) written into the directory,
+    """`save`, plus `extra_files` ({relative path: text}) written into the directory (with
+    those of the root's `_saved_model_extra_files()`: Keras' metadata),
     `session`, the TF1 session holding the variables' values when saving in a TF1 graph (a
     TF1 graph has no functions to save), and `save_traces=False` (Keras'), which saves the
     objects' tf.functions not (the `signatures` given still are)."""
     saver = _Saver(obj, options)
     objects = saver.object_entries(save_traces)
+    own_files = getattr(obj, "_saved_model_extra_files", None)
+    extra_files = dict(own_files() if own_files is not None else {}, **(extra_files or {}))
     if signatures is None and not save_traces:
         signature_functions = {}
     else:
@@ -384,7 +387,7 @@ def save_object(obj, export_dir, signatures=None, options=None, extra_files=None
                     "functions": functions, "signatures": signature_entries}
         checkpoint_format.write_text_atomic(os.path.join(tmp, MANIFEST),
                                             json.dumps(manifest, indent=1))
-        for path, text in (extra_files or {}).items():
+        for path, text in extra_files.items():
             checkpoint_format.write_text_atomic(os.path.join(tmp, path), text)
         saved_model_proto.write(saved_model_proto.path_of(tmp),
                                 _meta_graph(signature_entries, saver.concretes, tags))

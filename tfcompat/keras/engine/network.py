@@ -266,6 +266,10 @@ class Network(Layer):
         call, _ = saved_model.saved_functions(self)
         return {"__call__": call} if call is not None else {}
 
+    def _saved_model_extra_files(self):
+        """The Keras metadata a SavedModel of this model holds (what `load_model` reads)."""
+        return saved_model.extra_files(self)
+
     @property
     def _default_save_signature(self):
         """The model's `serving_default` (inputs by input-layer name, outputs by

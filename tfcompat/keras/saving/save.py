@@ -5,6 +5,7 @@ import os
 from tfcompat import _api
 from tfcompat._api import tf_export
 from tfcompat.keras.saving import hdf5_format, saved_model
+from tfcompat.saved_model import load_impl
 from tfcompat.keras.utils.generic_utils import CustomObjectScope
 
 
@@ -74,6 +75,10 @@ def load_model(filepath, custom_objects=None, compile=True, options=None,  # noq
         if os.path.isdir(filepath):
             if saved_model.is_model_directory(filepath):
                 return saved_model.load(filepath, custom_objects, compile, safe_mode)
+            if load_impl.is_tf2_saved_model(filepath):
+                raise ValueError("%s is a SavedModel of an object that is not a Keras model "
+                                 "(written by tf.saved_model.save): load it with "
+                                 "tf.saved_model.load." % filepath)
             if os.path.exists(os.path.join(filepath, "saved_model.pb")):
                 raise NotImplementedError(
                     "%s is a TensorFlow SavedModel: tfcompat cannot run its graphs. Rebuild the "

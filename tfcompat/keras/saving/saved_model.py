@@ -124,6 +124,20 @@ def traced_functions(model):
     return call_function, function(serving, input_signature=[spec])
 
 
+def _metadata_text(metadata):
+    return json.dumps(dict(metadata, format=FORMAT), default=saving_utils.get_json_type,
+                      indent=1)
+
+
+def extra_files(model):
+    """{METADATA_FILENAME: text} that `tf.saved_model.save` of a Keras model writes, so that
+    `load_model` reads the directory too (empty for a model without a config)."""
+    try:
+        return {METADATA_FILENAME: _metadata_text(saving_utils.metadata(model, True))}
+    except NotImplementedError:
+        return {}
+
+
 def saved_functions(model):
     """(call, serving) of `traced_functions`, or (None, None) with a warning when the model
     cannot be traced: TF's Keras lists `__call__` and `_default_save_signature` from them."""
@@ -138,11 +152,9 @@ def save(model, path, include_optimizer=True, signatures=None, options=None,
          save_traces=True):
     """Write the model's SavedModel directory at `path` (see the module docstring)."""
     metadata = saving_utils.metadata(model, include_optimizer)
-    metadata["format"] = FORMAT
-    text = json.dumps(metadata, default=saving_utils.get_json_type, indent=1)
     root = model if include_optimizer and metadata["training_config"] is not None \
         else _WithoutOptimizer(model)
-    extra_files = {METADATA_FILENAME: text}
+    extra_files = {METADATA_FILENAME: _metadata_text(metadata)}
     if save_traces:
         try:
             save_impl.save_object(root, path, signatures, options, extra_files=extra_files,
