@@ -6,15 +6,19 @@ FunctionType: each argument's TraceType (`core/function/trace_type.py`: TensorSp
 tensors, Literal for Python scalars, Weakref for other objects, a class's own
 `__tf_tracing_type__`); a call runs the trace of an equal or the most specific supertype,
 so Python side effects happen only while tracing. The graph is a torch.fx GraphModule
-running the same torch ops eager mode runs.
+running the same torch ops eager mode runs: as TF 2's automatic control dependencies and
+pruning do, only the ops its outputs need and its stateful ops (variable updates, prints,
+assertions, py_functions, ...; `framework.graph.STATEFUL_OP_TYPES`), in program order.
 
 Variables are created in the first trace only (TF's rules, see `Function`) and live outside
 the graph; the graph reads and updates their storage in place. Inside a TF1 graph (or another
 function being traced) the Python function is simply called, which inlines it.
 
-Where we differ: the GraphModule is not passed through torch.compile yet. As in TF, eager mode
-(`TFCOMPAT_MODE=eager` included) still traces; `tf.config.run_functions_eagerly(True)` runs
-the Python body on every call.
+Where we differ: the GraphModule is not passed through torch.compile yet. Unused
+hand-recorded ops not marked stateless (conds, loops, gradients, string ops) still run, and so
+does an unused stateless op that a kept op has a control dependency on (TF's grappler drops
+that dependency). As in TF, eager mode (`TFCOMPAT_MODE=eager` included) still traces;
+`tf.config.run_functions_eagerly(True)` runs the Python body on every call.
 """
 import collections
 import functools
@@ -141,6 +145,12 @@ class FuncGraph(Graph):
             "information.\n\nThe tensor %r cannot be accessed from here, because it was "
             "defined in %r, which is out of scope." % (tensor, tensor, tensor.graph))
 
+    def _capture_nodes(self):
+        """The inputs of the variables and eager tensors the trace used, in capture order
+        (captures of ops the function prunes included, as TF lists them)."""
+        return [node for node in self._fx.nodes
+                if node.meta.get("input_kind") in ("variable", "capture")]
+
     def __repr__(self):
         return "FuncGraph(name=%s, id=%d)" % (self.name, id(self))
 
@@ -205,7 +215,7 @@ class ConcreteFunction(types_core.ConcreteFunction):
         flat = [t for t in _flatten(outputs) if isinstance(t, SymbolicTensor)]
         self._flat_outputs = [t if t.graph is graph else graph._as_input(t) for t in flat]
         self._module, self._extra = graph.build_module(placeholders, self._flat_outputs,
-                                                       run_all=True)
+                                                       keep_stateful=True)
         self._inference_fn = AtomicFunction(self)
 
     @property
@@ -237,8 +247,8 @@ class ConcreteFunction(types_core.ConcreteFunction):
         inputs, not TF's tensor ids."""
         if not verbose:
             return str(self._function_type)
-        captures = ["  %d: %s" % (id(node), _capture_spec(node)) for node in self._extra
-                    if node.meta["input_kind"] in ("variable", "capture")]
+        captures = ["  %d: %s" % (id(node), _capture_spec(node))
+                    for node in self.graph._capture_nodes()]
         return "\n".join(
             ["Input Parameters:"] +
             ["  %s (%s): %r" % (p.name, p.kind.name, p.type_constraint)

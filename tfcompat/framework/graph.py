@@ -869,15 +869,17 @@ class Graph(object):
         return None
 
     @_serialized
-    def record_custom(self, fn, op_type, inputs, fake_out, name=None):
+    def record_custom(self, fn, op_type, inputs, fake_out, name=None, stateful=True):
         """Add a node calling `fn(*input_values)` whose outputs look like `fake_out`.
 
         For ops that cannot run on fake tensors (control flow, gradients, checks).
-        An op without outputs (`fake_out` None) returns its Operation.
+        An op without outputs (`fake_out` None) returns its Operation. A tf.function runs
+        the node even where no output needs it unless it is marked `stateful=False`.
         """
         inputs = [self._as_input(t) for t in inputs]
         node = self._fx.create_node("call_function", fn, tuple(t._node for t in inputs))
         operation = self._new_op(op_type, name, node, inputs)
+        node.meta["stateful"] = stateful
         if fake_out is None:
             return operation
         return self._outputs(operation, node, fake_out)
@@ -1168,16 +1170,22 @@ class Graph(object):
 
     # ------------------------------------------------------------ execution
     @_serialized
-    def build_module(self, feeds, outputs, run_all=False):
+    def build_module(self, feeds, outputs, run_all=False, keep_stateful=False):
         """A GraphModule computing `outputs` (tensors or ops) from `feeds` + graph inputs.
 
         Returns (module, input_nodes) where input_nodes lists, after the feeds, the graph
         input placeholders (variables, captures) the module takes, in order.
-        Only what the outputs need (data and control dependencies) is kept, unless run_all.
+        Only what the outputs need (data and control dependencies) is kept, as Session.run
+        prunes to its fetches; with `keep_stateful`, also every stateful node and what it
+        needs, as a TF 2 function body runs (`_is_stateful`); with `run_all`, every node.
+        Kept nodes run in program order.
         """
         fed = {id(t): i for i, t in enumerate(feeds)}
         fed_nodes = {t._node_ref(): t for t in feeds}
-        needed = self._needed_nodes(outputs, fed_nodes) if not run_all else None
+        roots = list(outputs)
+        if keep_stateful:
+            roots.extend(node.meta["tf_op"] for node in self._fx.nodes if _is_stateful(node))
+        needed = self._needed_nodes(roots, fed_nodes) if not run_all else None
         new = torch.fx.Graph()
         env = {}
         for t in feeds:
@@ -1236,6 +1244,35 @@ class Graph(object):
             if op is not None:
                 stack.extend(c._node for c in op._control_inputs)
         return needed
+
+
+# The op types of our ops (`@op` nodes) that a TF 2 function runs though no output needs
+# them: TF's stateful op types (`is_stateful` in its op registry) that automatic control
+# dependencies keep (`auto_control_deps.op_is_stateful`; legacy random ops such as
+# RandomUniform are not kept, so an unused `tf.random.uniform` is pruned as in TF), and our
+# fused variable updates, which TF writes as assign ops. Hand-recorded nodes say for
+# themselves (`record_custom(stateful=...)`).
+STATEFUL_OP_TYPES = frozenset([
+    "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+    "ResourceGather", "ResourceGatherNd", "ResourceScatterUpdate", "ResourceScatterAdd",
+    "ResourceScatterSub", "ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMin",
+    "ResourceScatterMax", "ResourceScatterNdUpdate", "ResourceScatterNdAdd",
+    "ResourceScatterNdSub", "LogUniformCandidateSampler",
+    "KerasMetricUpdate", "KerasMeanMetricUpdate", "KerasConfusionUpdate",
+    "KerasConfusionMatrixUpdate", "KerasMetricReset", "StreamingMeanUpdate",
+    "ConfusionCountsUpdate", "UpdateLossScale",
+])
+
+
+def _is_stateful(node):
+    """Whether `node` is an op a TF 2 function runs even where no output needs it: a
+    hand-recorded node unless marked stateless, an `@op` node of a STATEFUL_OP_TYPES type."""
+    stateful = node.meta.get("stateful")
+    if stateful is not None:
+        return stateful
+    operation = node.meta.get("tf_op")
+    return operation is not None and operation._node is node and \
+        operation.type in STATEFUL_OP_TYPES
 
 
 def _assigned_before_use(placeholder):
@@ -1467,7 +1504,8 @@ class TracedFunction(object):
         self.flat_outputs = [t if t.graph is graph else graph._as_input(t) for t in flat]
         self.captured = [outer_tensor for outer_tensor, _ in graph.outer_captures]
         feeds = self.args + [inner for _, inner in graph.outer_captures]
-        self._module, self._extra = graph.build_module(feeds, self.flat_outputs, run_all=True)
+        self._module, self._extra = graph.build_module(feeds, self.flat_outputs,
+                                                       keep_stateful=True)
 
     def __call__(self, arg_values, captured_values):
         return self._module(*arg_values, *captured_values,
