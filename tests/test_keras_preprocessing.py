@@ -168,3 +168,164 @@ def test_augmentation_arguments_checked_as_keras():
         keras.layers.RandomRotation(0.1, fill_mode="mirror")
     with pytest.raises(ValueError, match="between"):
         keras.layers.RandomZoom(1.5)
+
+
+# ---------------------------------------------------------------- lookups and text
+
+LOOKUPS = load("lookups.json")
+TOKENS, WORDS = LOOKUPS["tokens"], LOOKUPS["words"]
+NUMBERS = np.array(LOOKUPS["numbers"])
+CORPUS, PROBE = LOOKUPS["corpus"], LOOKUPS["probe"]
+sl, il, tv = (keras.layers.StringLookup, keras.layers.IntegerLookup,
+              keras.layers.TextVectorization)
+
+# name -> (layer maker, input, adapt data or None); the cases of make_fixtures.py
+LOOKUP_CASES = {
+    "string_vocab_mask": (lambda: sl(vocabulary=["a", "b", "c"], mask_token=""), TOKENS, None),
+    "string_invert": (lambda: sl(vocabulary=["a", "b", "c"], invert=True),
+                      [[0, 1, 2], [3, 4, 9]], None),
+    "string_no_oov_one_hot": (lambda: sl(vocabulary=["a", "b", "c"], num_oov_indices=0,
+                                         output_mode="one_hot"), ["a", "c", "b"], None),
+    "string_multi_hot": (lambda: sl(vocabulary=["a", "b", "c"], output_mode="multi_hot",
+                                    mask_token=""), TOKENS, None),
+    "string_count_padded": (lambda: sl(vocabulary=["a", "b", "c"], output_mode="count",
+                                       max_tokens=6, pad_to_max_tokens=True), TOKENS, None),
+    "string_tf_idf": (lambda: sl(vocabulary=["a", "b", "c"], output_mode="tf_idf",
+                                 idf_weights=[0.5, 1.0, 2.0]), TOKENS, None),
+    "string_adapt": (lambda: sl(max_tokens=4), [["x", "y", "v"], ["q", "w", "z"]], WORDS),
+    "string_adapt_tf_idf": (lambda: sl(output_mode="tf_idf"),
+                            [["x", "x", "v"], ["q", "u", "u"]],
+                            [["x", "y", "w", "x"], ["z", "x", "y", "z"],
+                             ["v", "y", "x", "v"]]),
+    "integer_adapt": (lambda: il(), np.array([[5, 9, 100], [0, 7, 12]]), NUMBERS),
+    "integer_mask_oov2": (lambda: il(vocabulary=[12, 5, 7], mask_token=0, num_oov_indices=2),
+                          np.array([[5, 0, 12], [13, 14, 7]]), None),
+    "integer_invert": (lambda: il(vocabulary=[12, 5, 7], invert=True),
+                       np.array([0, 1, 2, 3, 8]), None),
+    "integer_multi_hot": (lambda: il(output_mode="multi_hot"),
+                          np.array([[5, 5, 1], [9, 7, 7]]), NUMBERS),
+    "text_int": (lambda: tv(), PROBE, CORPUS),
+    "text_int_length": (lambda: tv(max_tokens=8, output_sequence_length=3), PROBE, CORPUS),
+    "text_column": (lambda: tv(output_sequence_length=6), np.array([[p] for p in PROBE]),
+                    "dataset"),
+    "text_bigrams_multi_hot": (lambda: tv(ngrams=2, output_mode="multi_hot"), PROBE, CORPUS),
+    "text_count_padded": (lambda: tv(max_tokens=12, output_mode="count",
+                                     pad_to_max_tokens=True), PROBE, CORPUS),
+    "text_tf_idf": (lambda: tv(output_mode="tf_idf", ngrams=(1, 3)), PROBE, CORPUS),
+    "text_character_lower": (lambda: tv(split="character", standardize="lower"), PROBE,
+                             CORPUS),
+    "text_strip_only": (lambda: tv(standardize="strip_punctuation"), PROBE, CORPUS),
+    "text_given_vocabulary": (lambda: tv(vocabulary=["the", "quick", "dog"],
+                                         output_sequence_length=4), PROBE, None),
+    "text_scalar": (lambda: tv(vocabulary=["the", "quick", "dog"]), "the dog and the cat",
+                    None),
+}
+
+
+def made_lookup(name):
+    make, inputs, data = LOOKUP_CASES[name]
+    layer = make()
+    if isinstance(data, str):
+        data = tf.data.Dataset.from_tensor_slices(CORPUS).batch(2)
+    if data is not None:
+        layer.adapt(data)
+    return layer, inputs
+
+
+def decoded(value):
+    value = np.asarray(value)
+    if value.dtype == object:
+        return np.vectorize(lambda b: b.decode("utf-8"), otypes=[object])(value).tolist()
+    return value
+
+
+@pytest.mark.parametrize("name", sorted(LOOKUP_CASES))
+def test_lookup_and_text_layers_equal_tf(name):
+    want = LOOKUPS["cases"][name]
+    layer, inputs = made_lookup(name)
+    assert layer.get_vocabulary() == want["vocabulary"]
+    out = layer(inputs)
+    if want["output"] and isinstance(np.asarray(want["output"]).flat[0], str):
+        assert decoded(out.numpy()) == want["output"]
+    else:
+        close(out, want["output"])
+    config = layer.get_config()
+    for key, value in want["config"].items():
+        assert list(config[key]) == value if isinstance(value, list) else \
+            config[key] == value, key
+
+
+@pytest.mark.parametrize("name", ["string_adapt", "integer_mask_oov2", "text_int_length",
+                                  "text_tf_idf", "string_tf_idf"])
+def test_lookup_layers_in_a_dataset_map_and_a_graph_model(name):
+    want = LOOKUPS["cases"][name]
+    layer, inputs = made_lookup(name)
+    mapped = tf.data.Dataset.from_tensor_slices(inputs).batch(8).map(layer)
+    close(np.concatenate([e.numpy() for e in mapped]), want["output"])
+    dtype = "int64" if name.startswith("integer") else "string"
+    shape = np.asarray(inputs).shape[1:]
+    model_input = keras.Input(shape=shape, dtype=dtype)
+    model = keras.Model(model_input, layer(model_input))
+    close(model.predict(inputs if dtype == "int64" else np.asarray(inputs, dtype=object)),
+          want["output"])
+
+
+def test_text_vectorization_model_trains_and_rebuilds_from_config():
+    vectorize = tv(max_tokens=20, output_sequence_length=5)
+    vectorize.adapt(CORPUS)
+    model = keras.Sequential([keras.Input((1,), dtype="string"), vectorize,
+                              keras.layers.Embedding(20, 4), keras.layers.GlobalAveragePooling1D(),
+                              keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    texts = np.array([[c] for c in CORPUS], dtype=object)
+    history = model.fit(texts, np.arange(5.0), epochs=2, verbose=0, shuffle=False)
+    assert len(history.history["loss"]) == 2
+    # the TF tutorials' way: vectorize in the input pipeline, train the rest
+    pipeline = tf.data.Dataset.from_tensor_slices((CORPUS, np.arange(5.0))).batch(2).map(
+        lambda text, label: (vectorize(text), label))
+    rest = keras.Sequential(model.layers[1:])
+    rest.compile("adam", "mse")
+    assert len(rest.fit(pipeline, epochs=2, verbose=0).history["loss"]) == 2
+    copy = tv.from_config(vectorize.get_config())
+    copy.set_vocabulary(vectorize.get_vocabulary())
+    close(copy(PROBE), vectorize(PROBE))
+    given = tv.from_config(tv(vocabulary=["the", "quick"]).get_config())
+    assert given.get_vocabulary() == ["", "[UNK]", "the", "quick"]
+
+
+def test_lookup_vocabulary_assets_round_trip(tmp_path):
+    layer, _ = made_lookup("text_tf_idf")
+    layer.save_assets(str(tmp_path))
+    copy = tv.from_config({k: v for k, v in layer.get_config().items()
+                           if k != "vocabulary_size"})
+    copy.load_assets(str(tmp_path))
+    assert copy.get_vocabulary() == layer.get_vocabulary()
+
+
+def test_lookup_errors_are_keras_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num_oov_indices=0"):
+        sl(vocabulary=["a"], num_oov_indices=0)(["a", "b"])
+    with pytest.raises(ValueError, match="repeated term"):
+        sl(vocabulary=["a", "a"])
+    with pytest.raises(ValueError, match="static vocabulary"):
+        sl(vocabulary=["a"]).adapt(["a"])
+    with pytest.raises(RuntimeError, match="vocabulary before calling"):
+        sl(output_mode="multi_hot")(["a"])
+    with pytest.raises(ValueError, match="`invert` is true"):
+        il(invert=True, output_mode="count")
+    with pytest.raises(ValueError, match="last shape dimension must be 1"):
+        tv(vocabulary=["a"])(np.array([["a", "b"]]))
+
+
+def test_category_encoding_equals_tf():
+    want = LOOKUPS["category_encoding"]
+    ce = keras.layers.CategoryEncoding
+    ids = np.array([[0, 1, 1], [3, 2, 0]])
+    close(ce(4, output_mode="one_hot")(np.array([1, 3, 0])), want["one_hot"])
+    close(keras.layers.experimental.preprocessing.CategoryEncoding(4)(ids), want["multi_hot"])
+    close(ce(5, output_mode="count")(ids), want["count"])
+    close(ce(4, output_mode="count")(ids, count_weights=np.float32([[0.5, 1, 2], [1, 1, 3]])),
+          want["count_weights"])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="0 <= values < num_tokens"):
+        ce(3)(ids)
+    assert ce.from_config(ce(4).get_config()).get_config()["num_tokens"] == 4
