@@ -329,3 +329,30 @@ def test_category_encoding_equals_tf():
     with pytest.raises(tf.errors.InvalidArgumentError, match="0 <= values < num_tokens"):
         ce(3)(ids)
     assert ce.from_config(ce(4).get_config()).get_config()["num_tokens"] == 4
+
+
+@pytest.mark.parametrize("num_bins,epsilon", [(4, 0.01), (5, 0.1), (3, 0.5)])
+def test_discretization_adapt_equals_tf(num_bins, epsilon):
+    want = LOOKUPS["discretization"]
+    layer = keras.layers.Discretization(num_bins=num_bins, epsilon=epsilon)
+    layer.adapt(np.float32(want["data"]), batch_size=64)
+    case = want["bins_%d_%s" % (num_bins, epsilon)]
+    close(layer.bin_boundaries, case["boundaries"])
+    out = layer(np.float32(want["probe"]))
+    assert out.dtype == tf.int64
+    close(out, case["output"])
+    mapped = tf.data.Dataset.from_tensor_slices(np.float32(want["probe"])).map(layer)
+    close([e.numpy() for e in mapped], case["output"])
+
+
+def test_discretization_with_boundaries_and_config():
+    want = LOOKUPS["discretization"]
+    layer = keras.layers.experimental.preprocessing.Discretization(
+        bin_boundaries=[-1.0, 0.0, 0.2], output_mode="count")
+    close(layer(np.float32(want["probe"])), want["fixed_count"])
+    copy = keras.layers.Discretization.from_config(layer.get_config())
+    close(copy(np.float32(want["probe"])), want["fixed_count"])
+    with pytest.raises(ValueError, match="use `num_bins` instead"):
+        layer.adapt([1.0, 2.0])
+    with pytest.raises(ValueError, match="should not be set"):
+        keras.layers.Discretization(bin_boundaries=[1.0], num_bins=2)

@@ -16,7 +16,7 @@ import collections
 import numpy as np
 import torch
 
-from tfcompat.framework import dtypes, errors, ops
+from tfcompat.framework import dtypes, errors
 from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import backend

@@ -156,10 +156,7 @@ class TextVectorization(PreprocessingLayer):
             rows = to_numpy(tokens)
             rows = rows if isinstance(rows, list) else np.asarray(rows).tolist()
             return [_ngrams(row, self._ngrams) if self._ngrams else row for row in rows]
-        rows, single = self._token_rows(data)
-        if self._split is None:
-            return rows
-        return rows
+        return self._token_rows(data)[0]
 
     def _standardize_only(self, data):
         flat = np.asarray(data, dtype=object)
