@@ -19,12 +19,24 @@ Where we differ: the other user functions (`filter`, `flat_map`, `interleave`, `
 and map functions that cannot be traced (see `structured_function`) run eagerly on
 EagerTensors at iteration time, in graph mode too (values match TF's; Python side effects
 happen per element, and a function may not use graph tensors of the enclosing TF1 graph).
-The random numbers of shuffle differ from TF's. `cache(filename)` writes tfcompat's own
-file format.
+The random numbers of shuffle, `random`, `sample_from_datasets` and `rejection_resample`
+differ from TF's. `cache(filename)` writes tfcompat's own file format.
+
+`Dataset.save(path)` / `tf.data.experimental.save` write tfcompat's own format too (TF's
+snapshot files cannot be read, nor ours by TF): a directory holding `dataset_spec.json`
+(format name, compression, the element spec as JSON, the number of elements and the shard
+indices) and one TFRecord file per shard, `shard-00000.tfrecord` ... (GZIP or ZLIB compressed
+with `compression=`), whose records are the elements: each component (a SparseTensor has 3,
+a RaggedTensor its flat values and row splits) as dtype enum, shape and raw bytes. Loading
+runs no code from the files: dtypes and spec classes are looked up by name in our tables.
+Without `shard_func` every element goes to shard 0, so a load gives the saved order.
 """
+import bisect
+import collections
 import functools
 import glob as _glob
 import itertools
+import json
 import os
 import struct
 import threading
@@ -37,17 +49,20 @@ from tfcompat.data import execution, structure
 from tfcompat.data.execution import AUTOTUNE
 from tfcompat.data.structured_function import (StructuredFunction, call_with_element,
                                                placeholder_for)
-from tfcompat.data.structure import (SparseTensorSpec, element_spec, flatten, map_structure,
-                                     normalize_components, normalize_element, pack_as)
+from tfcompat.data.structure import (RaggedTensorSpec, SparseTensorSpec, element_spec, flatten,
+                                     map_structure, normalize_components, normalize_element,
+                                     pack_as)
 from tfcompat.framework import context, dtypes, errors, random_seed
 from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.function import TensorSpec
+from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
 from tfcompat.ops.sparse_ops import SparseTensor, SparseTensorValue
 from tfcompat.framework.graph import Graph
 from tfcompat.data.torch_bridge import TorchIterableDataset
 from tfcompat.io.tf_record import TFRecordWriter, read_records
+from tfcompat.ops import array_ops
 
 export_constant(AUTOTUNE, "data.AUTOTUNE", "data.experimental.AUTOTUNE")
 INFINITE = -1
@@ -283,6 +298,20 @@ class Dataset(object):
         """Whether computing the first element runs no user code and little work."""
         return False
 
+    def _iter_ignoring_errors(self, env):
+        """The elements, leaving out those whose computation raises a TF error (OpError), for
+        `ignore_errors`. Datasets computing each element on its own (`map`, CSV records) go
+        on past such an error, as TF's do; the others end at it."""
+        source = self._iter(env)
+        while True:
+            try:
+                element = next(source)
+            except StopIteration:
+                return
+            except errors.OpError:
+                return
+            yield element
+
     def _iter_chunks(self, env, size):
         """The elements in `Chunk`s of `size` (the last one may be smaller, or end with an
         error)."""
@@ -506,6 +535,65 @@ class Dataset(object):
 
     def enumerate(self, start=0, name=None):
         return ZipDataset((RangeDataset(start, np.iinfo(np.int64).max), self))
+
+    def ignore_errors(self, log_warning=False, name=None):
+        return IgnoreErrorsDataset(self)
+
+    def scan(self, initial_state, scan_func, name=None):
+        return ScanDataset(self, initial_state, scan_func)
+
+    def unique(self, name=None):
+        return UniqueDataset(self)
+
+    def take_while(self, predicate, name=None):
+        return TakeWhileDataset(self, predicate)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None,
+                        name=None):
+        return GroupByWindowDataset(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                                  pad_to_bucket_boundary=False, no_padding=False,
+                                  drop_remainder=False, name=None):
+        return bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                         bucket_batch_sizes, padded_shapes, padding_values,
+                                         pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None,
+                           name=None):
+        return RejectionResampleDataset(self, class_func, target_dist, initial_dist, seed)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64,
+                     name=None):
+        return RaggedBatchDataset(self, batch_size, drop_remainder, row_splits_dtype)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        return RandomDataset(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def counter(start=0, step=1, dtype=dtypes.int64, name=None):
+        return CounterDataset(start, step, dtype)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset,
+                                    rerandomize_each_iteration)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        return DirectedInterleaveDataset(choice_dataset, datasets, stop_on_empty_dataset)
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """`Dataset.save`: writes the elements now, in the format of `load` (see the module
+        docstring)."""
+        save_dataset(self, path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        return LoadDataset(path, element_spec, compression, reader_func)
 
     def reduce(self, initial_state, reduce_func, name=None):
         """`Dataset.reduce`: eager loop; in graph mode, one node running the loop."""
@@ -746,9 +834,15 @@ class ConcatenateDataset(Dataset):
 
 def _spec_structure(output_types, output_shapes, output_signature):
     if output_signature is not None:
-        if output_types is not None or output_shapes is not None:
-            raise TypeError("`output_signature` cannot be given together with "
-                            "`output_types` or `output_shapes`")
+        for argument, value in (("output_types", output_types),
+                                ("output_shapes", output_shapes)):
+            if value is not None:
+                raise TypeError("The `%s` argument can not be used together with the "
+                                "`output_signature` argument." % argument)
+        for spec in flatten(output_signature):
+            if not isinstance(spec, (TensorSpec, SparseTensorSpec, RaggedTensorSpec)):
+                raise TypeError("`output_signature` must contain objects that are subclass "
+                                "of `tf.TypeSpec` but found %s which is not." % type(spec))
         return output_signature
     if output_types is None:
         raise TypeError("`from_generator` needs `output_signature` (or `output_types`)")
@@ -783,22 +877,89 @@ def _flatten_shapes(shapes):
     return [TensorShape(shapes)]
 
 
-def _flatten_up_to(spec, value, what):
-    """Leaves of `value` matching the structure of `spec` (lists accepted for tuples)."""
+def _generator_error(message):
+    """TF's error for a bad generator element: the py_func's TypeError, raised as an
+    InvalidArgumentError by the iterator."""
+    return errors.InvalidArgumentError("TypeError: `generator` " + message)
+
+
+def _expected_structure(spec):
+    return map_structure(lambda s: s.dtype if type(s) is TensorSpec else s, spec)
+
+
+def _generated_leaves(spec, value, whole_spec, whole_value):
+    """Leaves of a yielded `value` in the structure of `spec` (lists accepted for tuples)."""
     if isinstance(spec, dict):
-        if not isinstance(value, dict):
-            raise TypeError("%s: expected a dict matching %r, got %r" % (what, spec, value))
-        return [leaf for key in sorted(spec) for leaf in
-                _flatten_up_to(spec[key], value[key], what)]
+        matches = isinstance(value, dict) and set(value) == set(spec)
+    elif isinstance(spec, (tuple, list)):
+        matches = isinstance(value, (tuple, list)) and len(value) == len(spec)
+    else:
+        matches = not isinstance(spec, RaggedTensorSpec) or \
+            not isinstance(value, (tuple, list, dict))
+    if not matches:
+        raise _generator_error(
+            "yielded an element that did not match the expected structure. The expected "
+            "structure was %s, but the yielded element was %s."
+            % (_expected_structure(whole_spec), whole_value))
+    if isinstance(spec, dict):
+        return [leaf for key in sorted(spec)
+                for leaf in _generated_leaves(spec[key], value[key], whole_spec, whole_value)]
     if isinstance(spec, (tuple, list)):
-        if not isinstance(value, (tuple, list)) or len(value) != len(spec):
-            raise TypeError("%s: the yielded element %r does not match the expected structure "
-                            "%r" % (what, value, spec))
-        return [leaf for s, v in zip(spec, value) for leaf in _flatten_up_to(s, v, what)]
+        return [leaf for s, v in zip(spec, value)
+                for leaf in _generated_leaves(s, v, whole_spec, whole_value)]
     return [value]
 
 
+def _generated_dense(spec, value):
+    """A yielded value as a tensor of `spec`: converted as numpy converts it (TF does that
+    too: 1.5 yielded for tf.int32 is 1), its shape checked."""
+    try:
+        if spec.dtype is dtypes.string:
+            t = to_torch(value, dtypes.string)
+        else:
+            if isinstance(value, Tensor) or hasattr(value, "_tfcompat_tensor_"):
+                value = to_torch(value)
+                value = value.numpy() if isinstance(value, torch.Tensor) else value
+            t = to_torch(np.asarray(value, dtype=spec.dtype.as_numpy_dtype), spec.dtype)
+    except (TypeError, ValueError, OverflowError):
+        raise _generator_error(
+            "yielded an element that could not be converted to the expected type. The "
+            "expected type was %s, but the yielded element was %s."
+            % (spec.dtype.name, value)) from None
+    shape = TensorShape(list(t.shape))
+    if not spec.shape.is_compatible_with(shape):
+        raise _generator_error("yielded an element of shape %s where an element of shape %s "
+                               "was expected." % (shape, spec.shape))
+    return EagerTensor(t)
+
+
+def _generated_composite(spec, value):
+    """A yielded SparseTensor / RaggedTensor, checked against its spec."""
+    if isinstance(value, SparseTensorValue):
+        value = SparseTensor.from_value(value)
+    if not isinstance(value, (SparseTensor, RaggedTensor)):
+        value = normalize_element(value)
+    found = structure.spec_of(value)
+    compatible = type(found) is type(spec) and found.dtype == spec.dtype and \
+        spec.shape.is_compatible_with(found.shape) and \
+        getattr(found, "ragged_rank", None) == getattr(spec, "ragged_rank", None)
+    if not compatible:
+        raise _generator_error("yielded an element of %r where an element of %r was expected."
+                               % (found, spec))
+    return value
+
+
+def _generated_leaf(spec, value):
+    if isinstance(spec, TensorSpec):
+        return _generated_dense(spec, value)
+    return _generated_composite(spec, value)
+
+
 class GeneratorDataset(Dataset):
+    """`from_generator`: each yielded element is checked against the signature (structure,
+    then each value converted to its dtype and checked against its shape), raising TF's
+    InvalidArgumentError with the generator's TypeError message."""
+
     def __init__(self, generator, output_types, output_shapes, args, output_signature):
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")
@@ -812,34 +973,13 @@ class GeneratorDataset(Dataset):
     def _compute_spec(self):
         return self._spec
 
-    def _convert(self, spec, value):
-        if isinstance(value, (Tensor,)) and type(value) is EagerTensor:
-            t = value._t
-            if value.dtype != spec.dtype:
-                raise errors.InvalidArgumentError(
-                    "TypeError: `generator` yielded an element of type %s where an element of "
-                    "type %s was expected." % (value.dtype.name, spec.dtype.name))
-        else:
-            try:
-                t = to_torch(value, spec.dtype)
-            except (TypeError, ValueError) as e:
-                raise errors.InvalidArgumentError(
-                    "TypeError: `generator` yielded an element that could not be converted to "
-                    "the expected type. The expected type was %s, but the yielded element was "
-                    "%r. (%s)" % (spec.dtype.name, value, e)) from None
-        if not spec.shape.is_compatible_with(TensorShape(list(t.shape))):
-            raise errors.InvalidArgumentError(
-                "`generator` yielded an element of shape %s where an element of shape %s was "
-                "expected." % (TensorShape(list(t.shape)), spec.shape))
-        return EagerTensor(t)
-
     def _iter(self, env):
         args = [_resolve(a, env).numpy() for a in self._args]
-        specs = flatten(self._spec)
+        spec = self._spec
+        specs = flatten(spec)
         for value in self._generator(*args):
-            flat = _flatten_up_to(self._spec, value, "`generator`") \
-                if not isinstance(self._spec, TensorSpec) else [value]
-            yield pack_as(self._spec, [self._convert(s, v) for s, v in zip(specs, flat)])
+            flat = _generated_leaves(spec, value, spec, value)
+            yield pack_as(spec, [_generated_leaf(s, v) for s, v in zip(specs, flat)])
 
 
 class ListFilesDataset(Dataset):
@@ -1002,6 +1142,16 @@ class MapDataset(Dataset):
         else:
             for element in source:
                 yield execution.call(run, element)
+
+    def _iter_ignoring_errors(self, env):
+        run = None
+        for element in self._inputs[0]._iter_ignoring_errors(env):
+            run = run or self._runner(element)
+            try:
+                result = execution.call(run, element)
+            except errors.OpError:
+                continue
+            yield result
 
     def _iter_ahead(self, env):
         """Elements of a vectorized function, computed a chunk at a time: one element first,
@@ -1421,8 +1571,10 @@ class WindowDataset(Dataset):
 class _ListDataset(Dataset):
     """A dataset over a list of already-computed elements (window's sub-datasets)."""
 
-    def __init__(self, elements):
+    def __init__(self, elements, spec=None):
         self._elements = elements
+        if spec is not None:
+            self._spec = spec
 
     def _compute_spec(self):
         return element_spec(self._elements[0])
@@ -1443,6 +1595,14 @@ def _seeds(seed):
         raise ValueError("a graph tensor seed is not supported by tfcompat; pass a Python int")
     seed = _keep(seed, dtypes.int64)
     return random_seed.get_seed(seed)
+
+
+def _seed_material(seed_pair):
+    """Words seeding a numpy Generator: TF's seed pair when seeded, random words chosen now
+    otherwise (so every pass over the dataset repeats them, as TF's op seeds do)."""
+    if seed_pair[0] is None:
+        return np.random.SeedSequence().generate_state(4).tolist()
+    return [seed_pair[0] & 0xFFFFFFFF, seed_pair[1] & 0xFFFFFFFF]
 
 
 SHUFFLE_EPOCHS = "shuffle epochs"     # env key of an iterator's `ShuffleEpochs`
@@ -1473,10 +1633,7 @@ class ShuffleDataset(Dataset):
         self._reshuffle = True if reshuffle_each_iteration is None \
             else bool(reshuffle_each_iteration)
         self.next_epoch = 0
-        if self._seed[0] is None:
-            self.seed_material = np.random.SeedSequence().generate_state(4).tolist()
-        else:
-            self.seed_material = [self._seed[0] & 0xFFFFFFFF, self._seed[1] & 0xFFFFFFFF]
+        self.seed_material = _seed_material(self._seed)
 
     def _own_captures(self):
         return [self._buffer] if _is_symbolic(self._buffer) else []
@@ -1725,11 +1882,7 @@ def _encode_leaf(t):
 def _encode_element(element):
     parts = []
     for leaf in flatten(element):
-        if isinstance(leaf, SparseTensor):
-            comps = [leaf.indices, leaf.values, leaf.dense_shape]
-        else:
-            comps = [leaf]
-        for c in comps:
+        for c in structure.components(leaf):
             data = _encode_leaf(structure.torch_value(c))
             parts.append(struct.pack("<Q", len(data)) + data)
     return b"".join(parts)
@@ -1754,18 +1907,878 @@ def _decode_leaf(data):
     return EagerTensor(to_torch(arr.copy(), dtype))
 
 
+def _decode_element(record, spec, flat_spec):
+    parts, pos = [], 0
+    while pos < len(record):
+        n = struct.unpack_from("<Q", record, pos)[0]
+        parts.append(_decode_leaf(memoryview(record)[pos + 8:pos + 8 + n]))
+        pos += 8 + n
+    it = iter(parts)
+    return pack_as(spec, [structure.from_components(
+        s, [next(it) for _ in structure.component_specs(s)]) for s in flat_spec])
+
+
 def _read_cache(path, spec):
     flat_spec = flatten(spec)
     for record in read_records(path, None):
-        parts, pos = [], 0
-        while pos < len(record):
-            n = struct.unpack_from("<Q", record, pos)[0]
-            parts.append(_decode_leaf(memoryview(record)[pos + 8:pos + 8 + n]))
-            pos += 8 + n
-        leaves, it = [], iter(parts)
-        for s in flat_spec:
-            if isinstance(s, SparseTensorSpec):
-                leaves.append(SparseTensor(next(it), next(it), next(it)))
-            else:
-                leaves.append(next(it))
-        yield pack_as(spec, leaves)
+        yield _decode_element(record, spec, flat_spec)
+
+
+# ---------------------------------------------------------------- scan / unique / take_while
+
+
+def _dtype_structure(spec):
+    return map_structure(lambda s: s.dtype, spec)
+
+
+def _check_new_state(state_spec, new_state):
+    """TF's checks of a scan function's new state against the state it was given."""
+    try:
+        structure.assert_same_structure(state_spec, new_state, "scan")
+    except TypeError:
+        raise TypeError("Invalid `scan_func`. The element classes for the new state must "
+                        "match the initial state. Expected %s, got %s."
+                        % (state_spec, new_state)) from None
+    new_spec = element_spec(new_state)
+    if [type(s) for s in flatten(new_spec)] != [type(s) for s in flatten(state_spec)]:
+        raise TypeError("Invalid `scan_func`. The element classes for the new state must "
+                        "match the initial state. Expected %s, got %s." % (state_spec, new_spec))
+    if flatten(_dtype_structure(new_spec)) != flatten(_dtype_structure(state_spec)):
+        raise TypeError("Invalid `scan_func`. The element types for the new state must match "
+                        "the initial state. Expected %s, got %s."
+                        % (_dtype_structure(state_spec), _dtype_structure(new_spec)))
+    return new_spec
+
+
+def _relaxed_spec(a, b):
+    """The spec compatible with both `a` and `b` (same types; unequal dims become None)."""
+    shape = structure.most_specific(a.shape, b.shape)
+    if isinstance(a, RaggedTensorSpec):
+        return RaggedTensorSpec(shape, a.dtype, a.ragged_rank, a.row_splits_dtype)
+    return type(a)(shape, a.dtype)
+
+
+class ScanDataset(Dataset):
+    """`scan(initial_state, scan_func)`: scan_func(state, element) -> (new_state, output).
+
+    As TF, the function is traced to learn the output spec, again with relaxed state shapes
+    while the new state's shapes differ from the state's; a new state of other dtypes or
+    structure is a TypeError when the dataset is made. Per element the function runs eagerly.
+    """
+
+    def __init__(self, input_dataset, initial_state, scan_func):
+        self._inputs = (input_dataset,)
+        self._initial = normalize_components(initial_state)
+        self._fn = scan_func
+        self._traced_spec = self._trace()
+
+    def _own_captures(self):
+        return [c for leaf in flatten(self._initial) for c in _leaf_captures(leaf)]
+
+    def _step(self, state, element):
+        result = self._fn(state, element)
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise TypeError("Invalid `scan_func`. `scan_func` should return a tuple of length "
+                            "2: (new_state, output_value), got %r." % (result,))
+        return normalize_element(result[0]), normalize_element(result[1])
+
+    def _trace(self):
+        """The output spec from tracing, or None where the function cannot be traced."""
+        state_spec = element_spec(self._initial)
+        input_spec = self._inputs[0].element_spec
+        while True:
+            try:
+                new_state, output = trace_function(self._step, (state_spec, input_spec))
+            except TypeError as error:
+                if "Invalid `scan_func`" in str(error):
+                    raise
+                return None
+            except Exception:   # not traceable: the spec comes from the first element
+                return None
+            new_spec = _check_new_state(state_spec, new_state)
+            relaxed = pack_as(state_spec, [_relaxed_spec(a, b) for a, b in
+                                           zip(flatten(state_spec), flatten(new_spec))])
+            if relaxed == state_spec:
+                return element_spec(output)
+            state_spec = relaxed
+
+    def _compute_spec(self):
+        return self._traced_spec if self._traced_spec is not None \
+            else self._first_element_spec()
+
+    def _cardinality(self):
+        return self._inputs[0]._cardinality()
+
+    def _iter(self, env):
+        state = map_structure(lambda leaf: _resolve(leaf, env), self._initial)
+        for element in self._inputs[0]._iter(env):
+            state, output = execution.call(self._step, state, element)
+            yield output
+
+
+_UNIQUE_DTYPES = (dtypes.int32, dtypes.int64, dtypes.string)
+
+
+class UniqueDataset(Dataset):
+    """`unique()`: each distinct element once, in the order first seen (int32, int64 or
+    string tensors of one component, as TF)."""
+
+    def __init__(self, input_dataset):
+        self._inputs = (input_dataset,)
+        spec = input_dataset.element_spec
+        if type(spec) is not TensorSpec:
+            raise errors.InvalidArgumentError("UniqueDataset only supports inputs with a "
+                                              "single component.")
+        if spec.dtype not in _UNIQUE_DTYPES:
+            raise TypeError("`tf.data.Dataset.unique` does not support type %s -- only "
+                            "`tf.int32`, `tf.int64`, and `tf.string` are supported."
+                            % spec.dtype)
+
+    def _compute_spec(self):
+        return self._inputs[0].element_spec
+
+    def _iter(self, env):
+        seen = set()
+        for element in self._inputs[0]._iter(env):
+            value = structure.torch_value(element)
+            key = (tuple(value.shape), tuple(value.reshape(-1).tolist())
+                   if isinstance(value, np.ndarray) else value.cpu().numpy().tobytes())
+            if key not in seen:
+                seen.add(key)
+                yield element
+
+
+class IgnoreErrorsDataset(Dataset):
+    """`ignore_errors()`: elements whose computation raises a TF error (OpError) are
+    dropped, as TF does (see `Dataset._iter_ignoring_errors`)."""
+
+    def __init__(self, input_dataset):
+        self._inputs = (input_dataset,)
+
+    def _compute_spec(self):
+        return self._inputs[0].element_spec
+
+    def _iter(self, env):
+        return self._inputs[0]._iter_ignoring_errors(env)
+
+
+class TakeWhileDataset(Dataset):
+    """`take_while(predicate)`: the elements up to the first one the predicate rejects."""
+
+    def __init__(self, input_dataset, predicate):
+        self._inputs = (input_dataset,)
+        self._fn = predicate
+
+    def _compute_spec(self):
+        return self._inputs[0].element_spec
+
+    def _accepts(self, element):
+        return _is_true(call_with_element(self._fn, element))
+
+    def _iter(self, env):
+        for element in self._inputs[0]._iter(env):
+            if not execution.call(self._accepts, element):
+                return
+            yield element
+
+
+# ---------------------------------------------------------------- grouping
+
+
+def _int64_scalar(value, what):
+    """A Python int from a function's result, which TF requires to be a tf.int64 scalar."""
+    t = structure.torch_value(normalize_element(value))
+    if isinstance(t, np.ndarray) or t.dtype != torch.int64 or t.ndim != 0:
+        raise ValueError("`%s` must return a single tf.int64 scalar tensor. Got type=%s and "
+                         "shape=%s." % (what, structure.spec_of(normalize_element(value)).dtype,
+                                        TensorShape(list(t.shape))))
+    return int(t)
+
+
+def _check_int64_scalar_spec(fn, input_spec, what):
+    """Trace `fn` to check it returns a tf.int64 scalar (ValueError when the dataset is made,
+    as TF); a function that cannot be traced is checked per element instead."""
+    try:
+        result = trace_function(fn, input_spec)
+    except Exception:   # checked when it runs
+        return
+    spec = structure.spec_of(normalize_element(result)) \
+        if not isinstance(result, (tuple, list, dict)) else None
+    if spec is None or type(spec) is not TensorSpec or spec.dtype is not dtypes.int64 or \
+            spec.shape.rank != 0:
+        raise ValueError("`%s` must return a single tf.int64 scalar tensor. Got %s."
+                         % (what, spec if spec is not None else result))
+
+
+class GroupByWindowDataset(Dataset):
+    """`group_by_window`: elements grouped by `key_func`; a group of `window_size` elements
+    (`window_size_func(key)`, asked per element as TF does) is handed to
+    `reduce_func(key, window_dataset)` at once, whose elements come next. At the end of the
+    input the groups left are reduced in increasing key order (TF's order)."""
+
+    def __init__(self, input_dataset, key_func, reduce_func, window_size, window_size_func):
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` "
+                             "argument must be specified.")
+        if window_size is not None:
+            size = int(_keep(window_size, dtypes.int64))
+            window_size_func = lambda key: EagerTensor(torch.tensor(size))   # noqa: E731
+        self._inputs = (input_dataset,)
+        self._key_func = key_func
+        self._reduce_func = reduce_func
+        self._size_func = window_size_func
+        input_spec = input_dataset.element_spec
+        _check_int64_scalar_spec(key_func, input_spec, "key_func")
+        if window_size is None:
+            _check_int64_scalar_spec(window_size_func, TensorSpec([], dtypes.int64),
+                                     "window_size_func")
+
+    def _reduce(self, key, window):
+        result = self._reduce_func(key, window)
+        if not isinstance(result, Dataset):
+            raise TypeError("`reduce_func` must return a `Dataset` object. Got %s."
+                            % type(result).__name__)
+        return result
+
+    def _compute_spec(self):
+        input_spec = self._inputs[0].element_spec
+        try:
+            result = trace_function(self._reduce, (TensorSpec([], dtypes.int64),
+                                                   DatasetSpec(input_spec)))
+            return result.element_spec
+        except TypeError as error:
+            if "`reduce_func`" in str(error):
+                raise
+        except Exception:   # not traceable: the spec comes from the first element
+            pass
+        return self._first_element_spec()
+
+    def _window_size(self, key):
+        size = _int64_scalar(self._size_func(key), "window_size_func")
+        if size <= 0:
+            raise errors.InvalidArgumentError("Window size must be greater than zero, but got "
+                                              "%d." % size)
+        return size
+
+    def _flush(self, key, elements):
+        key_tensor = EagerTensor(torch.tensor(key, dtype=torch.int64))
+        window = _ListDataset(elements, self._inputs[0].element_spec)
+        return execution.call(self._reduce, key_tensor, window)._iter({})
+
+    def _iter(self, env):
+        groups = {}
+        key_of = self._key_func
+        for element in self._inputs[0]._iter(env):
+            key = execution.call(lambda e: _int64_scalar(call_with_element(key_of, e),
+                                                         "key_func"), element)
+            group = groups.setdefault(key, [])
+            group.append(element)
+            key_tensor = EagerTensor(torch.tensor(key, dtype=torch.int64))
+            if len(group) >= execution.call(self._window_size, key_tensor):
+                del groups[key]
+                yield from self._flush(key, group)
+        for key in sorted(groups):
+            yield from self._flush(key, groups[key])
+
+
+def _filled_shapes(spec, padded_shapes, filler):
+    """The padded shapes of a bucket: `padded_shapes` (or the element shapes) with unknown
+    dimensions set to `filler` (None: padded to the longest element)."""
+    flat_spec = flatten(spec)
+    if padded_shapes is None:
+        shapes = [s.shape for s in flat_spec]
+    elif len(flat_spec) > 1 or isinstance(padded_shapes, dict):
+        shapes = _flatten_shapes(padded_shapes)
+    else:
+        shapes = [TensorShape(padded_shapes)]
+    filled = [[filler if d is None else d for d in shape.as_list()] for shape in shapes]
+    return pack_as(spec, filled) if isinstance(spec, (tuple, dict)) else filled[0]
+
+
+def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries,
+                              bucket_batch_sizes, padded_shapes=None, padding_values=None,
+                              pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    """TF's `bucket_by_sequence_length`: `group_by_window` keyed by the bucket of each
+    element's length (bucket i holds lengths in [boundaries[i-1], boundaries[i])), each
+    bucket batched by its batch size with `padded_batch` (or `batch` with `no_padding`)."""
+    boundaries = [int(b) for b in bucket_boundaries]
+    batch_sizes = [int(b) for b in bucket_batch_sizes]
+    if len(batch_sizes) != len(boundaries) + 1:
+        raise ValueError("`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` "
+                         "but `len(bucket_batch_sizes)=%d` and `len(bucket_boundaries)=%d`."
+                         % (len(batch_sizes), len(boundaries)))
+    if boundaries != sorted(boundaries):
+        raise ValueError("`bucket_boundaries` must be sorted in increasing order, got %s."
+                         % boundaries)
+    sizes_tensor = EagerTensor(torch.tensor(batch_sizes, dtype=torch.int64))
+    try:
+        length_spec = structure.spec_of(normalize_element(
+            trace_function(element_length_func, dataset.element_spec)))
+    except Exception:   # not traceable: checked per element
+        length_spec = None
+    if length_spec is not None and length_spec.dtype is not dtypes.int32:
+        raise TypeError("Input 'y' of 'LessEqual' Op has type %s that does not match type "
+                        "int32 of argument 'x'. (`element_length_func` must return a "
+                        "tf.int32 length)" % length_spec.dtype.name)
+
+    def bucket_of(*args):
+        length = structure.torch_value(normalize_element(element_length_func(*args)))
+        if isinstance(length, np.ndarray) or length.ndim != 0 or \
+                length.dtype.is_floating_point:
+            raise TypeError("`element_length_func` must return an integer scalar, got %r"
+                            % (length,))
+        return EagerTensor(torch.tensor(bisect.bisect_right(boundaries, int(length)),
+                                        dtype=torch.int64))
+
+    def window_size(bucket):
+        return array_ops.gather(sizes_tensor, bucket)
+
+    def batch_bucket(bucket, grouped):
+        if _is_symbolic(bucket):
+            # traced for the element spec, where TF's batch dimension is unknown
+            batch_size, filler, drop = 1, None, False
+        else:
+            index = int(structure.torch_value(bucket))
+            batch_size, filler, drop = batch_sizes[index], None, drop_remainder
+            if pad_to_bucket_boundary:
+                if index >= len(boundaries):
+                    raise errors.InvalidArgumentError(
+                        "When pad_to_bucket_boundary=True, elements must have length < "
+                        "max(bucket_boundaries).")
+                filler = boundaries[index] - 1
+        if no_padding:
+            return grouped.batch(batch_size, drop_remainder=drop)
+        shapes = _filled_shapes(grouped.element_spec, padded_shapes, filler)
+        return grouped.padded_batch(batch_size, shapes, padding_values, drop_remainder=drop)
+
+    return GroupByWindowDataset(dataset, bucket_of, batch_bucket, None, window_size)
+
+
+# ---------------------------------------------------------------- ragged batches
+
+
+def _ragged_rank_of(spec):
+    """The ragged rank `ragged_batch` gives a component (0: batched densely), as TF's
+    dense_to_ragged_batch: one more than its last unknown dimension."""
+    if type(spec) is not TensorSpec or spec.shape.rank is None or \
+            spec.shape.is_fully_defined():
+        return 0
+    return max(i for i, d in enumerate(spec.shape.as_list()) if d is None) + 1
+
+
+def _ragged_stack(leaves, ragged_rank, splits_dtype):
+    """Elements of varying shapes as one RaggedTensor with `ragged_rank` ragged
+    dimensions."""
+    values = [structure.torch_value(leaf) for leaf in leaves]
+    lengths = []
+    for level in range(ragged_rank):
+        lengths.append(EagerTensor(torch.tensor(
+            [v.shape[level] for v in values for _ in range(int(np.prod(v.shape[:level])))],
+            dtype=splits_dtype.torch_dtype)))
+    flat = [v.reshape((-1,) + tuple(v.shape[ragged_rank:])) for v in values]
+    flat = np.concatenate(flat) if isinstance(flat[0], np.ndarray) else torch.cat(flat)
+    return RaggedTensor.from_nested_row_lengths(EagerTensor(flat), lengths, validate=False)
+
+
+class RaggedBatchDataset(Dataset):
+    """`ragged_batch`: components whose shape is fully known are batched as `batch` does;
+    the others become RaggedTensors (TF's dense_to_ragged_batch)."""
+
+    def __init__(self, input_dataset, batch_size, drop_remainder, row_splits_dtype):
+        self._inputs = (input_dataset,)
+        self._size = int(_keep(batch_size, dtypes.int64))
+        if self._size <= 0:
+            raise errors.InvalidArgumentError("Batch size must be greater than zero.")
+        self._drop = bool(drop_remainder)
+        self._splits_dtype = dtypes.as_dtype(row_splits_dtype)
+        self._ranks = [_ragged_rank_of(s) for s in flatten(input_dataset.element_spec)]
+
+    def _compute_spec(self):
+        dim = self._size if self._drop else None
+        spec = self._inputs[0].element_spec
+        return pack_as(spec, [
+            RaggedTensorSpec(TensorShape([dim]).concatenate(s.shape), s.dtype, rank,
+                             self._splits_dtype) if rank else _batched_spec(s, dim)
+            for s, rank in zip(flatten(spec), self._ranks)])
+
+    def _cardinality(self):
+        n = self._inputs[0]._cardinality()
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
+
+    def _iter(self, env):
+        source = self._inputs[0]._iter(env)
+        while True:
+            items = list(itertools.islice(source, self._size))
+            if not items or (self._drop and len(items) < self._size):
+                return
+            columns = zip(*[flatten(item) for item in items])
+            yield pack_as(items[0], [
+                _ragged_stack(column, rank, self._splits_dtype) if rank else
+                _batch_leaves(list(column), index)
+                for index, (column, rank) in enumerate(zip(columns, self._ranks))])
+
+
+# ---------------------------------------------------------------- random sources / sampling
+
+
+@tf_export("data.experimental.RandomDataset")
+class RandomDataset(Dataset):
+    """`Dataset.random(seed)` (`tf.data.experimental.RandomDataset`): an infinite stream of
+    uniformly distributed int64 values (numpy's generator: the numbers differ from TF's
+    Philox stream). Seeded runs repeat; each pass repeats the sequence unless
+    `rerandomize_each_iteration=True`."""
+
+    def __init__(self, seed=None, rerandomize_each_iteration=None):
+        self._seed_material = _seed_material(_seeds(seed))
+        self._rerandomize = bool(rerandomize_each_iteration)
+        self._passes = 0
+
+    def _compute_spec(self):
+        return TensorSpec([], dtypes.int64)
+
+    def _cardinality(self):
+        return INFINITE
+
+    def _iter(self, env):
+        rng = np.random.default_rng(self._seed_material + [self._passes])
+        if self._rerandomize:
+            self._passes += 1
+        info = np.iinfo(np.int64)
+        while True:
+            for value in rng.integers(info.min, info.max, size=256, endpoint=True).tolist():
+                yield EagerTensor(torch.tensor(value, dtype=torch.int64))
+
+
+class CounterDataset(Dataset):
+    """`Dataset.counter(start, step, dtype)`: start, start + step, ... without end."""
+
+    def __init__(self, start, step, dtype):
+        self._dtype = dtypes.as_dtype(dtype)
+        self._start = _keep(start, self._dtype)
+        self._step = _keep(step, self._dtype)
+
+    def _own_captures(self):
+        return [v for v in (self._start, self._step) if _is_symbolic(v)]
+
+    def _compute_spec(self):
+        return TensorSpec([], self._dtype)
+
+    def _cardinality(self):
+        return INFINITE
+
+    def _iter(self, env):
+        start = _scalar(self._start, self._dtype, "start", env)
+        step = _scalar(self._step, self._dtype, "step", env)
+        torch_dtype = self._dtype.torch_dtype
+        for value in itertools.count(start, step):
+            yield EagerTensor(torch.tensor(value, dtype=torch_dtype))
+
+
+def _common_spec(datasets):
+    """The element spec every one of `datasets` is compatible with (TF's TypeError
+    otherwise)."""
+    specs = [ds.element_spec for ds in datasets]
+    first = specs[0]
+    for index, spec in enumerate(specs[1:], 1):
+        try:
+            structure.assert_same_structure(first, spec, "datasets")
+            compatible = _spec_compatible(first, spec)
+        except TypeError:
+            compatible = False
+        if not compatible:
+            raise TypeError("Invalid `datasets`. `datasets` must have compatible element "
+                            "specs.\n Dataset 0 element_spec=%s.\nDataset %d element_spec=%s."
+                            % (first, index, spec))
+    flat = flatten(first)
+    for spec in specs[1:]:
+        flat = [_relaxed_spec(a, b) for a, b in zip(flat, flatten(spec))]
+    return pack_as(first, flat)
+
+
+class DirectedInterleaveDataset(Dataset):
+    """`choose_from_datasets`: the next element of `datasets[i]` for each index i of
+    `choice_dataset` (scalar int64s). An index of an exhausted dataset ends the output with
+    `stop_on_empty_dataset`, else it is skipped; the output ends when the choices or all the
+    datasets do (TF's DirectedInterleave)."""
+
+    def __init__(self, choice_dataset, datasets, stop_on_empty_dataset):
+        datasets = list(datasets)
+        if not datasets:
+            raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+        if not isinstance(choice_dataset, Dataset):
+            raise TypeError("Invalid `choice_dataset`. `choice_dataset` should be a "
+                            "`tf.data.Dataset` but is %s." % type(choice_dataset).__name__)
+        choice_spec = choice_dataset.element_spec
+        if choice_spec != TensorSpec([], dtypes.int64):
+            raise TypeError("Invalid `choice_dataset`. Elements of `choice_dataset` must be "
+                            "scalar `tf.int64` tensors but are %s." % (choice_spec,))
+        self._inputs = (choice_dataset,) + tuple(datasets)
+        self._spec = _common_spec(datasets)
+        self._stop_on_empty = bool(stop_on_empty_dataset)
+
+    def _iter(self, env):
+        sources = [ds._iter(env) for ds in self._inputs[1:]]
+        exhausted = [False] * len(sources)
+        active = len(sources)
+        for choice in self._inputs[0]._iter(env):
+            index = int(structure.torch_value(choice))
+            if not 0 <= index < len(sources):
+                raise errors.InvalidArgumentError("Selector index out of range: %d >= %d"
+                                                  % (index, len(sources)))
+            element = _END if exhausted[index] else next(sources[index], _END)
+            if element is _END:
+                if not exhausted[index]:
+                    exhausted[index] = True
+                    active -= 1
+                if self._stop_on_empty or not active:
+                    return
+                continue
+            yield element
+
+
+def _probabilities(value, what):
+    """A float64 numpy vector from a Python list / tensor of weights or probabilities."""
+    t = to_torch(value, dtypes.float32) if not isinstance(value, (Tensor, np.ndarray)) \
+        else to_torch(value)
+    if isinstance(t, np.ndarray) or t.ndim != 1:
+        raise ValueError("`%s` must be a vector of numbers, got %r" % (what, value))
+    return t.detach().cpu().double().numpy()
+
+
+class _CategoricalDataset(Dataset):
+    """Indices drawn with the probabilities of `weights` (normalized), or of each vector of
+    `weights_dataset` in turn; the selector of `sample_from_datasets`."""
+
+    def __init__(self, weights, weights_dataset, seed, rerandomize):
+        self._weights = weights
+        self._inputs = () if weights_dataset is None else (weights_dataset,)
+        self._seed_material = _seed_material(_seeds(seed))
+        self._rerandomize = bool(rerandomize)
+        self._passes = 0
+
+    def _compute_spec(self):
+        return TensorSpec([], dtypes.int64)
+
+    def _weight_vectors(self, env):
+        if not self._inputs:
+            return itertools.repeat(self._weights)
+        return (structure.torch_value(w).double().reshape(-1).numpy()
+                for w in self._inputs[0]._iter(env))
+
+    def _iter(self, env):
+        rng = np.random.default_rng(self._seed_material + [self._passes])
+        if self._rerandomize:
+            self._passes += 1
+        for weights in self._weight_vectors(env):
+            total = weights.sum()
+            if not total > 0:
+                raise errors.InvalidArgumentError("`weights` must have a positive sum, got %s"
+                                                  % weights.tolist())
+            index = int(np.searchsorted(np.cumsum(weights / total), rng.random(), "right"))
+            yield EagerTensor(torch.tensor(min(index, len(weights) - 1), dtype=torch.int64))
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                         rerandomize_each_iteration=None):
+    """TF's `sample_from_datasets`: each element comes from a dataset chosen at random with
+    the (normalized) `weights` (a list, a vector tensor or a dataset of vectors; uniform when
+    None). As TF, datasets of weight 0 in a fixed list are left out. The random numbers
+    differ from TF's."""
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    weights_dataset = weights if isinstance(weights, Dataset) else None
+    if weights is None:
+        fixed = np.ones(len(datasets))
+    elif weights_dataset is None:
+        fixed = _probabilities(weights, "weights")
+        if len(fixed) != len(datasets):
+            raise ValueError("Invalid `weights`. `weights` should have the same length as "
+                             "`datasets` but got `len(weights)=%d` vs. `len(datasets)=%d`."
+                             % (len(fixed), len(datasets)))
+        kept = [i for i, w in enumerate(fixed) if w != 0]
+        if len(kept) == 1:
+            _common_spec(datasets)
+            return datasets[kept[0]]
+        datasets, fixed = [datasets[i] for i in kept], fixed[kept]
+    else:
+        fixed = None
+    selector = _CategoricalDataset(fixed, weights_dataset, seed, rerandomize_each_iteration)
+    return DirectedInterleaveDataset(selector, datasets, stop_on_empty_dataset)
+
+
+class RejectionResampleDataset(Dataset):
+    """`rejection_resample`: (class, element) pairs whose classes approach `target_dist`.
+
+    TF's scheme: with m the smallest ratio target/initial, an element of the input is
+    passed on with probability m; otherwise elements of a second pass over the input are
+    accepted with probability (ratio[class] - m) / (max ratio - m). Without `initial_dist`
+    the initial distribution is estimated as the input goes (`_estimates`). The output ends
+    when either pass does. The random numbers differ from TF's.
+    """
+
+    def __init__(self, input_dataset, class_func, target_dist, initial_dist, seed):
+        self._inputs = (input_dataset,)
+        self._class_func = class_func
+        self._target = _probabilities(target_dist, "target_dist")
+        self._initial = None if initial_dist is None else \
+            _probabilities(initial_dist, "initial_dist")
+        self._seed_material = _seed_material(_seeds(seed))
+
+    def _class_spec(self):
+        try:
+            return element_spec(normalize_element(trace_function(
+                self._class_func, self._inputs[0].element_spec)))
+        except Exception:   # not traceable: from the first element
+            for element in self._inputs[0]._iter({}):
+                return element_spec(execution.call(self._classify, element)[0])
+            raise ValueError("cannot infer the element structure of an empty dataset")
+
+    def _compute_spec(self):
+        return self._class_spec(), self._inputs[0].element_spec
+
+    def _classify(self, element):
+        value = normalize_element(call_with_element(self._class_func, element))
+        index = structure.torch_value(value)
+        if isinstance(index, np.ndarray) or index.ndim != 0 or index.dtype.is_floating_point:
+            raise errors.InvalidArgumentError("`class_func` must return an integer scalar, "
+                                              "got %r" % (value,))
+        index = int(index)
+        if not 0 <= index < len(self._target):
+            raise errors.InvalidArgumentError("class %d is out of range for a target "
+                                              "distribution of %d classes"
+                                              % (index, len(self._target)))
+        return value, index
+
+    def _acceptance(self, initial):
+        """(probability of passing an input element on, acceptance per class)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.nan_to_num(self._target / initial, nan=0.0, posinf=0.0)
+        low, high = ratio.min(), ratio.max()
+        if high <= low:
+            return 1.0, np.zeros_like(ratio)
+        return low, (ratio - low) / (high - low)
+
+    def _estimates(self, env):
+        """The initial distribution for each element of the input: `initial_dist`, or TF's
+        running estimate from one more pass over the input (counts starting at 10 per class,
+        updated per 32 elements, so an element's estimate counts its whole batch)."""
+        if self._initial is not None:
+            yield from itertools.repeat(self._initial)
+            return
+        counts = np.full(len(self._target), 10.0)
+        source = self._inputs[0]._iter(env)
+        while True:
+            batch = list(itertools.islice(source, 32))
+            if not batch:
+                return
+            for element in batch:
+                counts[execution.call(self._classify, element)[1]] += 1
+            estimate = counts / counts.sum()
+            for _ in batch:
+                yield estimate
+
+    def _iter(self, env):
+        rng = np.random.default_rng(self._seed_material)
+        passed = self._inputs[0]._iter(env)
+        candidates = self._inputs[0]._iter(env)
+        step_estimates = self._estimates(env)         # one per output element
+        candidate_estimates = self._estimates(env)    # one per element of `candidates`
+        for initial in step_estimates:
+            if rng.random() < self._acceptance(initial)[0]:
+                element = next(passed, _END)
+                if element is _END:
+                    return
+                yield execution.call(self._classify, element)[0], element
+                continue
+            while True:
+                element = next(candidates, _END)
+                if element is _END:
+                    return
+                value, index = execution.call(self._classify, element)
+                accept = self._acceptance(next(candidate_estimates))[1]
+                if rng.random() < accept[index]:
+                    yield value, element
+                    break
+
+
+# ---------------------------------------------------------------- save / load
+
+_SPEC_FILE = "dataset_spec.json"
+_SAVE_FORMAT = "tfcompat-dataset-1"
+_SAVE_COMPRESSIONS = {None: "", "": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
+
+
+def _shard_path(path, index):
+    return os.path.join(path, "shard-%05d.tfrecord" % index)
+
+
+def _spec_to_json(spec):
+    if structure.is_namedtuple(spec):
+        return {"namedtuple": type(spec).__name__, "fields": list(spec._fields),
+                "items": [_spec_to_json(s) for s in spec]}
+    if isinstance(spec, tuple):
+        return {"tuple": [_spec_to_json(s) for s in spec]}
+    if isinstance(spec, dict):
+        for key in spec:
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                raise TypeError("Dataset.save supports dict keys that are strings or ints, "
+                                "got %r" % (key,))
+        return {"dict": [[key, _spec_to_json(s)] for key, s in spec.items()]}
+    if isinstance(spec, DatasetSpec):
+        raise TypeError("Dataset.save cannot save elements that are datasets")
+    leaf = {"shape": spec.shape.as_list() if spec.shape.rank is not None else None,
+            "dtype": spec.dtype.name}
+    if isinstance(spec, RaggedTensorSpec):
+        leaf.update(ragged_rank=spec.ragged_rank, row_splits_dtype=spec.row_splits_dtype.name)
+        return {"ragged": leaf}
+    return {"sparse" if isinstance(spec, SparseTensorSpec) else "tensor": leaf}
+
+
+def _spec_from_json(data):
+    """The element spec written by `_spec_to_json` (names resolve only to spec classes and
+    dtypes; a namedtuple is rebuilt by its name and fields)."""
+    if "tuple" in data:
+        return tuple(_spec_from_json(s) for s in data["tuple"])
+    if "namedtuple" in data:
+        cls = collections.namedtuple(data["namedtuple"], data["fields"])
+        return cls(*[_spec_from_json(s) for s in data["items"]])
+    if "dict" in data:
+        return {key: _spec_from_json(s) for key, s in data["dict"]}
+    if "ragged" in data:
+        leaf = data["ragged"]
+        return RaggedTensorSpec(leaf["shape"], dtypes.as_dtype(leaf["dtype"]),
+                                leaf["ragged_rank"], dtypes.as_dtype(leaf["row_splits_dtype"]))
+    kind = "sparse" if "sparse" in data else "tensor"
+    leaf = data[kind]
+    cls = SparseTensorSpec if kind == "sparse" else TensorSpec
+    return cls(leaf["shape"], dtypes.as_dtype(leaf["dtype"]))
+
+
+def _save_compression(compression):
+    value = compression.decode() if isinstance(compression, bytes) else compression
+    if value not in _SAVE_COMPRESSIONS:
+        raise NotImplementedError("tf.data save/load with compression=%r is not supported by "
+                                  "tfcompat (None, 'GZIP' or 'ZLIB')" % (compression,))
+    return _SAVE_COMPRESSIONS[value]
+
+
+def save_dataset(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    """Write every element of `dataset` under the directory `path` (see the module
+    docstring); `shard_func(element)` -> scalar int64 picks each element's shard file."""
+    if checkpoint_args is not None:
+        raise NotImplementedError("tf.data.Dataset.save(checkpoint_args=...) is not supported "
+                                  "by tfcompat")
+    path = os.fspath(path.decode() if isinstance(path, bytes) else path)
+    kind = _save_compression(compression)
+    spec = dataset.element_spec
+    spec_json = _spec_to_json(spec)
+    os.makedirs(path, exist_ok=True)
+    for name in os.listdir(path):
+        if name.startswith("shard-") and name.endswith(".tfrecord"):
+            os.remove(os.path.join(path, name))
+    writers, count = {}, 0
+    try:
+        for element in dataset._eager_elements():
+            shard = 0
+            if shard_func is not None:
+                result = normalize_element(execution.call(call_with_element, shard_func,
+                                                          element))
+                value = structure.torch_value(result)
+                if isinstance(value, np.ndarray) or value.dtype != torch.int64 or \
+                        value.ndim != 0:
+                    raise errors.InvalidArgumentError("`shard_func` must return a scalar "
+                                                      "int64.")
+                shard = int(value)
+                if shard < 0:
+                    raise errors.InvalidArgumentError("`shard_func` must return a "
+                                                      "non-negative shard index, got %d"
+                                                      % shard)
+            writer = writers.get(shard)
+            if writer is None:
+                writer = writers[shard] = TFRecordWriter(_shard_path(path, shard), kind)
+            writer.write(_encode_element(element))
+            count += 1
+    finally:
+        for writer in writers.values():
+            writer.close()
+    with open(os.path.join(path, _SPEC_FILE), "w") as f:
+        json.dump({"format": _SAVE_FORMAT, "compression": kind, "element_spec": spec_json,
+                   "cardinality": count, "shards": sorted(writers)}, f)
+
+
+def _read_save_metadata(path):
+    name = os.path.join(path, _SPEC_FILE)
+    if not os.path.exists(name):
+        raise errors.NotFoundError("tf.data snapshot element_spec file not found: "
+                                   "%s." % name)
+    with open(name) as f:
+        metadata = json.load(f)
+    if metadata.get("format") != _SAVE_FORMAT:
+        raise errors.DataLossError("%s is not a dataset saved by tfcompat's "
+                                   "Dataset.save" % name)
+    return metadata
+
+
+class _ShardDataset(Dataset):
+    """The elements of one shard file of a saved dataset."""
+
+    def __init__(self, filename, compression, spec):
+        self._filename = filename
+        self._compression = compression
+        self._spec = spec
+
+    def _iter(self, env):
+        flat_spec = flatten(self._spec)
+        for record in read_records(self._filename, self._compression):
+            yield _decode_element(record, self._spec, flat_spec)
+
+
+class LoadDataset(Dataset):
+    """`Dataset.load(path)`: the elements `Dataset.save` wrote. `reader_func` is given the
+    dataset of shard datasets (in shard order); by default they are interleaved one
+    element at a time, as TF's default reader does."""
+
+    def __init__(self, path, element_spec, compression, reader_func):
+        self._path = os.fspath(path.decode() if isinstance(path, bytes) else path)
+        self._given_compression = compression
+        self._reader_func = reader_func
+        self._metadata = None
+        if element_spec is None:
+            self._metadata = _read_save_metadata(self._path)
+            element_spec = _spec_from_json(self._metadata["element_spec"])
+        self._spec = element_spec
+
+    def _saved(self):
+        if self._metadata is None:
+            if not os.path.exists(os.path.join(self._path, _SPEC_FILE)):
+                raise errors.NotFoundError("Could not find metadata file [%s]"
+                                           % self._path)
+            self._metadata = _read_save_metadata(self._path)
+        return self._metadata
+
+    def _cardinality(self):
+        if self._reader_func is not None or self._metadata is None:
+            return UNKNOWN
+        return self._metadata["cardinality"]
+
+    def _iter(self, env):
+        metadata = self._saved()
+        compression = metadata["compression"] if self._given_compression is None \
+            else _save_compression(self._given_compression)
+        shards = [_ShardDataset(_shard_path(self._path, index), compression, self._spec)
+                  for index in metadata["shards"]]
+        if not shards:
+            return
+        datasets = _ListDataset(shards, DatasetSpec(self._spec))
+        if self._reader_func is None:
+            reader = InterleaveDataset(datasets, lambda shard: shard, os.cpu_count() or 1, 1,
+                                       None)
+        else:
+            reader = self._reader_func(datasets)
+            if not isinstance(reader, Dataset):
+                raise TypeError("`reader_func` must return a `Dataset`, got %r" % (reader,))
+        yield from reader._iter({})

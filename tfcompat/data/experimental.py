@@ -1,9 +1,12 @@
-"""`tf.data.experimental`: the transformation functions TF1-era scripts use with `apply`."""
+"""`tf.data.experimental`: the transformation functions scripts use with `apply`, and the
+experimental names of what became `tf.data.Dataset` methods."""
 from tfcompat._api import tf_export
-from tfcompat.data.dataset_ops import Dataset
+from tfcompat.data.dataset_ops import (
+    CounterDataset, DirectedInterleaveDataset, LoadDataset, save_dataset)
+from tfcompat.data.dataset_ops import sample_from_datasets as _sample_from_datasets
 from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
-from tfcompat.framework import errors
+from tfcompat.framework import dtypes
 
 
 @tf_export("data.experimental.map_and_batch")
@@ -54,6 +57,86 @@ def enumerate_dataset(start=0):
     return apply
 
 
+@tf_export("data.experimental.scan")
+def scan(initial_state, scan_func):
+    def apply(dataset):
+        return dataset.scan(initial_state, scan_func)
+    return apply
+
+
+@tf_export("data.experimental.unique")
+def unique():
+    def apply(dataset):
+        return dataset.unique()
+    return apply
+
+
+@tf_export("data.experimental.take_while")
+def take_while(predicate):
+    def apply(dataset):
+        return dataset.take_while(predicate)
+    return apply
+
+
+@tf_export("data.experimental.group_by_window")
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    def apply(dataset):
+        return dataset.group_by_window(key_func, reduce_func, window_size, window_size_func)
+    return apply
+
+
+@tf_export("data.experimental.bucket_by_sequence_length")
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,
+                              padded_shapes=None, padding_values=None,
+                              pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    def apply(dataset):
+        return dataset.bucket_by_sequence_length(
+            element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+            padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
+    return apply
+
+
+@tf_export("data.experimental.rejection_resample")
+def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+    def apply(dataset):
+        return dataset.rejection_resample(class_func, target_dist, initial_dist, seed)
+    return apply
+
+
+@tf_export("data.experimental.dense_to_ragged_batch")
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64):
+    def apply(dataset):
+        return dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+    return apply
+
+
+@tf_export("data.experimental.sample_from_datasets")
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    return _sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+@tf_export("data.experimental.choose_from_datasets")
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
+    """As `Dataset.choose_from_datasets`, but by default an exhausted dataset is skipped."""
+    return DirectedInterleaveDataset(choice_dataset, datasets, stop_on_empty_dataset)
+
+
+@tf_export("data.experimental.Counter")
+def Counter(start=0, step=1, dtype=dtypes.int64):  # noqa: N802 - TF's name
+    return CounterDataset(start, step, dtype)
+
+
+@tf_export("data.experimental.save")
+def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    save_dataset(dataset, path, compression, shard_func, checkpoint_args)
+
+
+@tf_export("data.experimental.load")
+def load(path, element_spec=None, compression=None, reader_func=None):
+    return LoadDataset(path, element_spec, compression, reader_func)
+
+
 @tf_export("data.experimental.cardinality")
 def cardinality(dataset):
     return dataset.cardinality()
@@ -63,27 +146,8 @@ def cardinality(dataset):
 def ignore_errors(log_warning=False):
     """Drop elements whose computation raises a TF error (OpError), as TF does."""
     def apply(dataset):
-        return _IgnoreErrors(dataset)
+        return dataset.ignore_errors(log_warning)
     return apply
-
-
-class _IgnoreErrors(Dataset):
-    def __init__(self, input_dataset):
-        self._inputs = (input_dataset,)
-
-    def _compute_spec(self):
-        return self._inputs[0].element_spec
-
-    def _iter(self, env):
-        source = self._inputs[0]._iter(env)
-        while True:
-            try:
-                element = next(source)
-            except StopIteration:
-                return
-            except errors.OpError:
-                continue
-            yield element
 
 
 class IteratorSaveable(object):

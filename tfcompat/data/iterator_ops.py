@@ -22,7 +22,7 @@ from tfcompat.data.dataset_ops import (
     _flatten_shapes, _spec_compatible, trace_function)
 from tfcompat.data.structure import (SparseTensorSpec, flatten, map_structure, normalize_element,
                                      pack_as)
-from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework import context, errors
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.function import TensorSpec
@@ -187,51 +187,36 @@ _handle_counter = itertools.count()
 
 
 def _fake_leaves(graph, spec):
-    """Fake outputs for one leaf spec (3 for a SparseTensor)."""
-    if isinstance(spec, SparseTensorSpec):
-        rank = spec.shape.rank
-        return [(dtypes.int64, TensorShape([None, rank])), (spec.dtype, TensorShape([None])),
-                (dtypes.int64, TensorShape([rank]))]
+    """(dtype, shape) of the outputs for one leaf spec (see `structure.component_specs`)."""
     if isinstance(spec, DatasetSpec):
         raise TypeError("get_next() of a dataset whose elements are datasets (window) is not "
                         "supported in graph mode by tfcompat")
-    return [(spec.dtype, spec.shape)]
+    return structure.component_specs(spec)
 
 
 def record_structured(graph, fn, op_type, inputs, spec, name=None):
-    """Record a node returning the flat leaves of `spec`; returns the packed structure."""
+    """Record a node returning the flat components of `spec`; returns the packed structure."""
     flat_spec = flatten(spec)
     kinds = [_fake_leaves(graph, s) for s in flat_spec]
     fakes = tuple(graph._fake_for_shape(s, d) for parts in kinds for d, s in parts)
     outputs = graph.record_custom(fn, op_type, inputs, fakes, name)
     it = iter(outputs)
-    shapes = iter([s for parts in kinds for _, s in parts])
     leaves = []
     for s, parts in zip(flat_spec, kinds):
         comps = []
-        for _ in parts:
+        for _, shape in parts:
             tensor = next(it)
-            tensor._static = next(shapes)
+            tensor._static = shape
             comps.append(tensor)
-        if isinstance(s, SparseTensorSpec):
-            sp = SparseTensor.__new__(SparseTensor)
-            sp._indices, sp._values, sp._dense_shape = comps
-            leaves.append(sp)
-        else:
-            leaves.append(comps[0])
+        leaves.append(structure.from_components(s, comps))
     return pack_as(spec, leaves)
 
 
 def flat_values(element):
-    """Run-time values of an element's leaves, as the record_structured node returns them."""
-    out = []
-    for leaf in flatten(element):
-        if isinstance(leaf, SparseTensor):
-            out.extend(structure.torch_value(t) for t in (leaf.indices, leaf.values,
-                                                          leaf.dense_shape))
-        else:
-            out.append(structure.torch_value(leaf))
-    return tuple(out)
+    """Run-time values of an element's components, as the record_structured node returns
+    them."""
+    return tuple(structure.torch_value(c) for leaf in flatten(element)
+                 for c in structure.components(leaf))
 
 
 def _session_key():
@@ -291,7 +276,7 @@ class Iterator(object):
         with execution.eager_window():
             self._set_state(_Iteration(dataset, capture_values))
 
-    def _next_values(self, capture_values=()):
+    def _next_values(self, *capture_values):
         with execution.eager_window():
             with self._lock:
                 iteration = self._get_state()

@@ -1,8 +1,11 @@
 """Nested element structures of tf.data: flatten/pack like `tf.nest`, and element specs.
 
 An element is a tuple, dict (keys flattened in sorted order, as `tf.nest` does), namedtuple
-or single leaf; leaves are tensors (`EagerTensor`, graph tensors) or `tf.SparseTensor`s.
-Lists returned by user functions are converted to tuples, as TF does (with a warning there).
+or single leaf; leaves are tensors (`EagerTensor`, graph tensors), `tf.SparseTensor`s or
+`tf.RaggedTensor`s. Lists returned by user functions are converted to tuples, as TF does (with
+a warning there). A composite leaf is made of dense components (`components`,
+`component_specs`, `from_components`), which is how iterators, caches and saved datasets
+carry it.
 """
 import numpy as np
 import torch
@@ -13,6 +16,7 @@ from tfcompat.framework.ops import convert_to_tensor, to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.function import TensorSpec
+from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
 from tfcompat.ops.sparse_ops import SparseTensor, SparseTensorValue
 
 
@@ -39,6 +43,86 @@ class SparseTensorSpec(object):
         return "SparseTensorSpec(TensorShape(%s), %r)" % (self.shape.as_list()
                                                          if self.shape.rank is not None
                                                          else None, self.dtype)
+
+
+@tf_export("RaggedTensorSpec")
+class RaggedTensorSpec(object):
+    """`tf.RaggedTensorSpec(shape, dtype, ragged_rank, row_splits_dtype)`: the type of a
+    RaggedTensor element (`ragged_rank` defaults to rank - 1, as in TF)."""
+
+    def __init__(self, shape=None, dtype=dtypes.float32, ragged_rank=None,
+                 row_splits_dtype=dtypes.int64, flat_values_spec=None):
+        if flat_values_spec is not None:
+            raise NotImplementedError("tf.RaggedTensorSpec(flat_values_spec=...) is not "
+                                      "supported by tfcompat")
+        self.shape = TensorShape(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        rank = self.shape.rank
+        if ragged_rank is None:
+            if rank is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = rank - 1
+        if not isinstance(ragged_rank, int) or ragged_rank < 0 or \
+                (rank is not None and ragged_rank >= max(rank, 1)):
+            raise ValueError("ragged_rank must be non-negative and less than the rank, got "
+                             "%r for shape %s" % (ragged_rank, self.shape))
+        self.ragged_rank = ragged_rank
+        self.row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits.dtype)
+
+    def _key(self):
+        return (self.shape, self.dtype, self.ragged_rank, self.row_splits_dtype)
+
+    def __eq__(self, other):
+        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return "RaggedTensorSpec(%s, %r, %d, %r)" % (
+            repr(self.shape), self.dtype, self.ragged_rank, self.row_splits_dtype)
+
+
+def components(leaf):
+    """The dense tensors of one element leaf: a SparseTensor has three (indices, values,
+    dense_shape), a RaggedTensor its flat values and then its row splits, outermost first."""
+    if isinstance(leaf, SparseTensor):
+        return [leaf.indices, leaf.values, leaf.dense_shape]
+    if isinstance(leaf, RaggedTensor):
+        return [leaf.flat_values] + list(leaf.nested_row_splits)
+    return [leaf]
+
+
+def component_specs(spec):
+    """(dtype, shape) of each component of a leaf of type `spec` (see `components`)."""
+    if isinstance(spec, SparseTensorSpec):
+        rank = spec.shape.rank
+        return [(dtypes.int64, TensorShape([None, rank])), (spec.dtype, TensorShape([None])),
+                (dtypes.int64, TensorShape([rank]))]
+    if isinstance(spec, RaggedTensorSpec):
+        inner = spec.shape[spec.ragged_rank + 1:] if spec.shape.rank is not None \
+            else TensorShape(None)
+        return [(spec.dtype, TensorShape([None]).concatenate(inner))] + \
+            [(spec.row_splits_dtype, TensorShape([None]))] * spec.ragged_rank
+    return [(spec.dtype, spec.shape)]
+
+
+def from_components(spec, parts):
+    """The leaf of type `spec` made of its components `parts` (see `components`)."""
+    if isinstance(spec, SparseTensorSpec):
+        leaf = SparseTensor.__new__(SparseTensor)
+        leaf._indices, leaf._values, leaf._dense_shape = parts
+        return leaf
+    if isinstance(spec, RaggedTensorSpec):
+        leaf = parts[0]
+        for splits in reversed(parts[1:]):
+            leaf = RaggedTensor(leaf, splits, internal=True)
+        return leaf
+    return parts[0]
 
 
 def is_namedtuple(value):
@@ -102,7 +186,7 @@ def assert_same_structure(a, b, what):
 
 
 def _leaf_to_tensor(value):
-    if isinstance(value, SparseTensor):
+    if isinstance(value, (SparseTensor, RaggedTensor)):
         return value
     if isinstance(value, SparseTensorValue):
         return SparseTensor.from_value(value)
@@ -132,7 +216,7 @@ def normalize_components(value):
         return tuple(normalize_components(v) for v in value)
     if isinstance(value, dict):
         return type(value)((k, normalize_components(v)) for k, v in value.items())
-    if isinstance(value, (SparseTensor, SparseTensorValue)):
+    if isinstance(value, (SparseTensor, SparseTensorValue, RaggedTensor)):
         return _leaf_to_tensor(value)
     if isinstance(value, Tensor) or hasattr(value, "_tfcompat_tensor_"):
         if type(value) is EagerTensor or not isinstance(value, Tensor):
@@ -143,9 +227,11 @@ def normalize_components(value):
 
 
 def spec_of(value):
-    """The TensorSpec / SparseTensorSpec of one leaf."""
+    """The TensorSpec / SparseTensorSpec / RaggedTensorSpec of one leaf."""
     if isinstance(value, SparseTensor):
         return SparseTensorSpec(value.shape, value.dtype)
+    if isinstance(value, RaggedTensor):
+        return RaggedTensorSpec.from_value(value)
     return TensorSpec(value.shape, value.dtype)
 
 

@@ -21,7 +21,9 @@ import numpy as np
 import torch
 
 from tfcompat.data import structure, vectorization
-from tfcompat.data.structure import SparseTensorSpec, flatten, normalize_element, pack_as
+from tfcompat.data.structure import (RaggedTensorSpec, SparseTensorSpec, component_specs,
+                                     components, flatten, from_components, normalize_element,
+                                     pack_as)
 from tfcompat.framework import dtypes
 from tfcompat.framework.custom_op import sample_fake
 from tfcompat.framework.graph import Graph, SymbolicTensor, input_value, run_module
@@ -42,13 +44,6 @@ def call_with_element(fn, element):
     if type(element) is tuple:
         return fn(*element)
     return fn(element)
-
-
-def components(leaf):
-    """The dense tensors of one element leaf (a SparseTensor has three)."""
-    if isinstance(leaf, SparseTensor):
-        return [leaf.indices, leaf.values, leaf.dense_shape]
-    return [leaf]
 
 
 def placeholder_for(graph, spec, sample=None):
@@ -101,10 +96,10 @@ class StructuredFunction(object):
         feeds = [c for leaf in args for c in components(leaf)]
         self.output_structure = outputs
         self.output_spec = structure.element_spec(outputs)
-        self._sparse = [isinstance(leaf, SparseTensor) for leaf in out_leaves]
+        self._out_specs = flatten(self.output_spec)
         self._module, self._extra = graph.build_module(feeds, results, run_all=True)
-        dense = not any(isinstance(s, SparseTensorSpec) for s in flat_spec) and \
-            not any(self._sparse)
+        dense = not any(isinstance(s, (SparseTensorSpec, RaggedTensorSpec))
+                        for s in flat_spec + self._out_specs)
         self._vectorized = vectorization.vectorize(self._module, len(feeds)) \
             if dense and not self._module.needs_grad else None
 
@@ -115,8 +110,8 @@ class StructuredFunction(object):
 
     def _pack(self, values):
         it = iter(values)
-        leaves = [SparseTensor(_eager(next(it)), _eager(next(it)), _eager(next(it)))
-                  if sparse else _eager(next(it)) for sparse in self._sparse]
+        leaves = [from_components(spec, [_eager(next(it)) for _ in component_specs(spec)])
+                  for spec in self._out_specs]
         return pack_as(self.output_structure, leaves)
 
     def call(self, element):
