@@ -44,7 +44,8 @@ _BLOCKING_OPS = frozenset(("StopGradient", "PreventGradient"))
 
 def _ancestors(start_nodes):
     """The nodes `start_nodes` depend on through float tensors (not through stop_gradient),
-    themselves included."""
+    themselves included. A node whose gradient reaches only its first inputs (a
+    tf.custom_gradient node: `meta["gradient_inputs"]`) depends on those only."""
     seen = set()
     stack = list(start_nodes)
     while stack:
@@ -55,7 +56,8 @@ def _ancestors(start_nodes):
         operation = node.meta.get("tf_op")
         if operation is not None and operation.type in _BLOCKING_OPS:
             continue
-        for parent in node.all_input_nodes:
+        count = node.meta.get("gradient_inputs")
+        for parent in node.all_input_nodes if count is None else node.args[:count]:
             tensor = parent.meta.get("tf_tensor")
             if tensor is not None and not (tensor.dtype.is_floating or tensor.dtype.is_complex):
                 continue

@@ -1508,8 +1508,11 @@ class TracedFunction(object):
                                                        keep_stateful=True)
 
     def __call__(self, arg_values, captured_values):
-        return self._module(*arg_values, *captured_values,
-                            *[input_value(n) for n in self._extra])
+        """Run it as a graph run does: gradients taken inside (a tf.custom_gradient's
+        traced grad_fn run during a backward pass, where grad may be off) are taken with
+        grad enabled, with respect to inputs that require grad (see `_call`)."""
+        return _call(self._module, [*arg_values, *captured_values,
+                                    *[input_value(n) for n in self._extra]])
 
     @property
     def needs_grad(self):

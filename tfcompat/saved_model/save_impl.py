@@ -21,6 +21,7 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.core.function import trace_type
 from tfcompat.core.function.trace_type import Literal
+from tfcompat.eager.custom_gradient import CUSTOM_GRADIENT_FUNCTIONS
 from tfcompat.framework import context, dtypes
 from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.function import ConcreteFunction, Function, TensorSpec
@@ -238,6 +239,15 @@ class _Saver(object):
             if placeholder.dtype == dtypes.string:
                 raise programs.ProgramExportError("Cannot save %s: it takes a string tensor"
                                                   % what)
+        custom_gradients = concrete.graph.get_collection(CUSTOM_GRADIENT_FUNCTIONS)
+        if custom_gradients and self.options.experimental_custom_gradients:
+            raise programs.ProgramExportError(
+                "Cannot save %s with the custom gradient of tf.custom_gradient %s: tfcompat "
+                "stores traced functions as torch.export programs, which keep only the "
+                "forward pass. tf.saved_model.SaveOptions(experimental_custom_gradients="
+                "False) saves it without the custom gradient: the loaded function's gradient "
+                "is then that of the forward ops (TensorFlow's loaded function has no "
+                "gradient there)." % (what, ", ".join(sorted(set(custom_gradients)))))
         program = programs.export(concrete._module, feed_specs,
                                   [value for _, value in extras], what)
         name = "function_%d" % index
