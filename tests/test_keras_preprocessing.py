@@ -131,6 +131,7 @@ AUGMENTATIONS = [
     lambda: keras.layers.RandomZoom(0.3, seed=1),
     lambda: keras.layers.RandomTranslation(0.2, (-0.1, 0.3), fill_mode="constant", seed=1),
     lambda: keras.layers.RandomContrast(0.5, seed=1),
+    lambda: keras.layers.RandomBrightness(0.4, seed=1),
 ]
 
 
@@ -146,6 +147,30 @@ def test_augmentation_only_while_training(make):
     close(model.predict(images), images)   # inference: identity
     copy = type(layer).from_config(layer.get_config())
     assert copy.get_config() == layer.get_config()
+
+
+def test_random_crop_equals_tf_at_inference_and_crops_while_training():
+    images = np.float32(IMAGE["images"])
+    close(keras.layers.RandomCrop(4, 6)(images, training=False),
+          IMAGE["random_crop_inference"], atol=1e-3)
+    close(keras.layers.RandomCrop(8, 10)(images), IMAGE["random_crop_small"], atol=1e-3)
+    cropped = keras.layers.experimental.preprocessing.RandomCrop(4, 6, seed=2)(images).numpy()
+    assert cropped.shape == (2, 4, 6, 3)
+    windows = [images[:, i:i + 4, j:j + 6] for i in range(4) for j in range(4)]
+    assert any(np.array_equal(cropped, w) for w in windows)   # one window for the batch
+
+
+def test_random_brightness_stays_in_its_value_range():
+    images = np.float32(IMAGE["images"])
+    layer = keras.layers.RandomBrightness((-0.5, 0.5), value_range=(0, 255), seed=3)
+    out = layer(images).numpy()
+    assert out.min() >= 0 and out.max() <= 255
+    for got, image in zip(out, images):   # one delta per image, within the factor
+        shift = (got - image)[np.logical_and(got > 0, got < 255)]
+        assert shift.size and np.ptp(shift) < 1e-3 and abs(shift[0]) <= 0.5 * 255
+    assert layer.get_config()["factor"] == [-0.5, 0.5]
+    with pytest.raises(ValueError, match="range"):
+        keras.layers.RandomBrightness(1.5)
 
 
 def test_random_flip_flips_whole_images_and_runs_in_a_dataset_map():

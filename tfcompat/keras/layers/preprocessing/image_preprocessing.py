@@ -1,6 +1,6 @@
 """Keras 2.15 image preprocessing layers: `Resizing`, `CenterCrop`, `Rescaling`, and the
 augmentation layers `RandomFlip`, `RandomRotation`, `RandomZoom`, `RandomTranslation`,
-`RandomContrast`.
+`RandomContrast`, `RandomBrightness`, `RandomCrop`.
 
 The augmentation layers change their inputs only while training (`training=True`, which is
 also their `call` default, as in Keras 2: a direct call augments, `predict` does not) and
@@ -483,4 +483,92 @@ class RandomContrast(_RandomLayer):
     def get_config(self):
         config = super(RandomContrast, self).get_config()
         config["factor"] = self.factor
+        return config
+
+
+@ops.op(graph_name="AdjustBrightness")
+def _random_brightness(images, low, high, value_range, seed):
+    """Add a random delta in [low, high] * (range width) to each image, then clip to the
+    value range (Keras' `RandomBrightness`)."""
+    t = ops.to_torch(images)
+    if t.ndim not in (3, 4):
+        raise ValueError("Expected the input image to be rank 3 or 4. Got inputs.shape = %s"
+                         % list(t.shape))
+    shape = (t.shape[0], 1, 1, 1) if t.ndim == 4 else (1, 1, 1)
+    delta = _uniform(shape, low, high, seed) * (value_range[1] - value_range[0])
+    return (t + delta.to(t.device, t.dtype)).clamp(value_range[0], value_range[1])
+
+
+@tf_export(v2=["keras.layers.RandomBrightness"])
+class RandomBrightness(_RandomLayer):
+    """Shift each image's brightness by a random fraction (`factor`) of `value_range` while
+    training."""
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super(RandomBrightness, self).__init__(seed=seed, **kwargs)
+        message = ("The `factor` argument should be a number (or a list of two numbers) in "
+                   "the range [-1.0, 1.0]. ")
+        if isinstance(factor, (tuple, list)):
+            if len(factor) != 2 or any(f > 1.0 or f < -1.0 for f in factor):
+                raise ValueError(message + "Got %s" % (factor,))
+            self._factor = sorted(factor)
+        elif isinstance(factor, (int, float)):
+            if factor > 1.0 or factor < -1.0:
+                raise ValueError(message + "Got %s" % factor)
+            self._factor = [-abs(factor), abs(factor)]
+        else:
+            raise ValueError(message + "Got %s" % (factor,))
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise ValueError("The `value_range` argument should be a list of two numbers. "
+                             "Got %s" % (value_range,))
+        self._value_range = sorted(value_range)
+
+    def augment(self, inputs):
+        return _random_brightness(inputs, self._factor[0], self._factor[1],
+                                  self._value_range, self.seed)
+
+    def get_config(self):
+        config = super(RandomBrightness, self).get_config()
+        config.update({"factor": self._factor, "value_range": self._value_range})
+        return config
+
+
+@ops.op(graph_name="RandomCrop")
+def _random_crop(images, height, width, crop, seed):
+    """Keras' `RandomCrop.call`: while training (`crop`), one random (height, width) window
+    for the whole batch; otherwise, or for smaller images, `smart_resize` to that size."""
+    t = ops.to_torch(images)
+    h_diff, w_diff = t.shape[-3] - height, t.shape[-2] - width
+    if crop and h_diff >= 0 and w_diff >= 0:
+        top, left = (int(v) for v in torch.randint(
+            0, 2 ** 31 - 1, (2,), generator=_generator(seed)))
+        top, left = top % (h_diff + 1), left % (w_diff + 1)
+        return t[..., top:top + height, left:left + width, :]
+    return _smart_resize(t, height, width, "bilinear").to(t.dtype)
+
+
+@tf_export(v2=["keras.layers.RandomCrop", "keras.layers.experimental.preprocessing.RandomCrop"])
+class RandomCrop(_RandomLayer):
+    """Crop a random (height, width) window while training; resize the centered window of
+    that aspect ratio to it otherwise (and for images smaller than the window)."""
+
+    def __init__(self, height, width, seed=None, **kwargs):
+        kwargs["autocast"] = False
+        super(RandomCrop, self).__init__(seed=seed, **kwargs)
+        self.height = height
+        self.width = width
+
+    def call(self, inputs, training=True):
+        inputs = math_ops.cast(inputs, self.compute_dtype)
+        return backend.smart_cond(
+            bool(training) if not ops.is_tensor(training) else training,
+            lambda: _random_crop(inputs, self.height, self.width, True, self.seed),
+            lambda: _random_crop(inputs, self.height, self.width, False, self.seed))
+
+    def compute_output_shape(self, input_shape):
+        return _resized_shape(self, input_shape)
+
+    def get_config(self):
+        config = super(RandomCrop, self).get_config()
+        config.update({"height": self.height, "width": self.width})
         return config
