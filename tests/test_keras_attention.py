@@ -124,3 +124,21 @@ def test_dense_attention_in_a_functional_model_and_bad_calls():
         keras.layers.Attention()(QUERY)
     with pytest.raises(ValueError, match="score_mode"):
         keras.layers.Attention(score_mode="add")
+
+
+def test_attention_layers_in_a_tf1_graph_equal_eager():
+    tf1 = tf.compat.v1
+    mha = keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    additive = keras.layers.AdditiveAttention()
+    eager_mha = mha(QUERY, VALUE, use_causal_mask=True)
+    eager_additive = additive([QUERY, VALUE])
+    with tf.Graph().as_default():
+        query = tf1.placeholder(tf.float32, [None, 3, 4])
+        value = tf1.placeholder(tf.float32, [None, 5, 4])
+        graph_mha = mha(query, value, use_causal_mask=True)
+        graph_additive = additive([query, value])
+        assert graph_mha.shape.as_list() == [None, 3, 4]
+        with tf1.Session() as sess:
+            got = sess.run([graph_mha, graph_additive], {query: QUERY, value: VALUE})
+    close(got[0], eager_mha)
+    close(got[1], eager_additive)

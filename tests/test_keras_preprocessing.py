@@ -381,3 +381,25 @@ def test_discretization_with_boundaries_and_config():
         layer.adapt([1.0, 2.0])
     with pytest.raises(ValueError, match="should not be set"):
         keras.layers.Discretization(bin_boundaries=[1.0], num_bins=2)
+
+
+def test_preprocessing_layers_in_a_tf1_graph_equal_eager():
+    tf1 = tf.compat.v1
+    images = np.float32(IMAGE["images"])
+    norm = keras.layers.Normalization(axis=None)
+    norm.adapt(np.float32(NORM["data"]))
+    layers = {"norm": norm, "resize": keras.layers.Resizing(4, 5),
+              "crop": keras.layers.CenterCrop(5, 4),
+              "lookup": sl(vocabulary=["the", "quick", "dog"]),
+              "text": tv(vocabulary=["the", "quick", "dog"], output_sequence_length=4),
+              "bins": keras.layers.Discretization(bin_boundaries=[0.0, 100.0])}
+    with tf.Graph().as_default():
+        image_in = tf1.placeholder(tf.float32, [None, 7, 9, 3])
+        text_in = tf1.placeholder(tf.string, [None])
+        outputs = {name: layer(text_in if name in ("lookup", "text") else image_in)
+                   for name, layer in layers.items()}
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            got = sess.run(outputs, {image_in: images, text_in: PROBE})
+    for name, layer in layers.items():
+        close(got[name], layer(PROBE if name in ("lookup", "text") else images), atol=1e-4)
