@@ -442,6 +442,21 @@ def test_tf_function_variables_and_keyword_check():
     y, (gx, gw) = step(const(2.0))
     assert float(y) == 6.0 and float(gx) == 100.0 and float(gw) == 1000.0
 
+    steps = tf.Variable(2.0, trainable=False)
+
+    @tf.custom_gradient
+    def reads_a_non_trainable_variable(x):      # TF's tf.function does not differentiate it
+        return mul(x, steps), lambda dy: mul(dy, 5.0)
+
+    @tf.function
+    def step_non_trainable(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = reads_a_non_trainable_variable(x)
+        return t.gradient(y, x)
+
+    assert float(step_non_trainable(const(1.0))) == 5.0
+
     @tf.custom_gradient
     def no_keyword(x):
         return mul(x, w), lambda dy: dy

@@ -15,9 +15,9 @@ backward asks for their gradients.
   the gradient is built; its Python side effects happen at that point here). One node then
   ties the outputs to the inputs; its backward runs the traced `grad_fn` on the output
   gradients and on the forward values it uses, so gradients of gradients work. The
-  variables are those the outputs depend on other than through the arguments, sorted by
-  name, as TF finds them. `tf.gradients` and GradientTape inside or around the function
-  reach the arguments and variables only through `grad_fn`.
+  variables are the trainable ones the outputs depend on other than through the arguments,
+  sorted by name, as TF finds them. `tf.gradients` and GradientTape inside or around the
+  function reach the arguments and variables only through `grad_fn`.
 """
 import functools
 import inspect
@@ -161,8 +161,9 @@ def _variable_of(graph, node):
 
 
 def _dependent_variables(graph, flat_args, flat_result):
-    """The variables `flat_result` depends on other than through `flat_args`, sorted by name
-    (TF's `_get_dependent_variables`)."""
+    """The trainable variables `flat_result` depends on other than through `flat_args`,
+    sorted by name (TF's graph mode: what its variable watcher and `_get_dependent_variables`
+    find; non-trainable variables are in neither, in TF1 graphs as in tf.function)."""
     stop = {a._node for a in flat_args}
     seen, found = set(), {}
     stack = [t._node for t in flat_result]
@@ -173,7 +174,7 @@ def _dependent_variables(graph, flat_args, flat_result):
         seen.add(node)
         if node.op == "placeholder":
             variable = _variable_of(graph, node)
-            if variable is not None:
+            if variable is not None and variable.trainable:
                 found[id(variable)] = variable
             continue
         stack.extend(node.all_input_nodes)
