@@ -19,8 +19,8 @@ from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, ops
 from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.keras.layers.preprocessing.category_encoding import (COUNT, INT, MULTI_HOT,
-                                                                   TF_IDF, encode_ids)
+from tfcompat.keras.layers.preprocessing.category_encoding import (
+    COUNT, INT, MULTI_HOT, TF_IDF, encode_ids, encoded_shape)
 from tfcompat.keras.layers.preprocessing.preprocessing_layer import (PreprocessingLayer,
                                                                      to_numpy)
 from tfcompat.keras.layers.preprocessing.string_lookup import StringLookup
@@ -131,19 +131,23 @@ class TextVectorization(PreprocessingLayer):
             strings = strings.reshape(strings.shape[:-1])
         return strings
 
+    def _standardized(self, strings):
+        """A string array after the built-in standardization (callables run before)."""
+        array = np.asarray(strings, dtype=object)
+        if callable(self._standardize) or self._standardize is None or not array.size:
+            return array
+        return np.vectorize(self._standardize_value, otypes=[object])(array)
+
     def _token_rows(self, strings):
-        """(rows of tokens, whether the input was one string) after the built-in steps;
-        None for rows where there is no split (the tokens keep the input's shape)."""
-        flat = np.asarray(strings, dtype=object)
-        if not callable(self._standardize) and self._standardize is not None:
-            flat = np.vectorize(self._standardize_value, otypes=[object])(flat) \
-                if flat.size else flat
+        """(tokens, whether the input was one string) after the built-in steps: a list of
+        token lists, or without a split the standardized array itself."""
+        array = self._standardized(strings)
         if self._split is None:
-            return flat, False
-        flat = self._split_input(flat)
-        if flat.ndim == 0:
-            return [self._split_value(flat[()])], True
-        return [self._split_value(v) for v in flat.reshape(-1)], False
+            return array, False
+        array = self._split_input(array)
+        if array.ndim == 0:
+            return [self._split_value(array[()])], True
+        return [self._split_value(v) for v in array.reshape(-1)], False
 
     def _preprocess(self, data):
         """Adapt's view of a numpy batch: lists of tokens per document (callables applied
@@ -151,18 +155,12 @@ class TextVectorization(PreprocessingLayer):
         if callable(self._standardize):
             data = to_numpy(self._standardize(ops.convert_to_tensor(data, dtype=dtypes.string)))
         if callable(self._split):
-            tokens = self._split(ops.convert_to_tensor(self._standardize_only(data),
+            tokens = self._split(ops.convert_to_tensor(self._standardized(data),
                                                        dtype=dtypes.string))
             rows = to_numpy(tokens)
             rows = rows if isinstance(rows, list) else np.asarray(rows).tolist()
             return [_ngrams(row, self._ngrams) if self._ngrams else row for row in rows]
         return self._token_rows(data)[0]
-
-    def _standardize_only(self, data):
-        flat = np.asarray(data, dtype=object)
-        if callable(self._standardize) or self._standardize is None or not flat.size:
-            return flat
-        return np.vectorize(self._standardize_value, otypes=[object])(flat)
 
     # ------------------------------------------------------------ adapt
     def update_state(self, data):
@@ -233,25 +231,22 @@ class TextVectorization(PreprocessingLayer):
                            idf_weights=idf),)
 
     def _output_specs(self, input_shape):
+        """(dtype, static shape) of each output of the lookup node."""
         dims = input_shape.as_list() if input_shape.rank is not None else [None]
-        if self._split is not None and len(dims) > 1:
-            dims = dims[:-1]
-        scalar = self._split is not None and not dims
-        batch = [] if scalar else dims[:1]
-        if self._output_mode == INT:
-            if self._ragged:
-                return [(dtypes.int64, TensorShape([None])), (dtypes.int64, TensorShape([None]))]
-            if self._split is None:
-                inner = dims[1:] if len(dims) > 1 else []
+        if self._output_mode == INT and self._ragged:
+            return [(dtypes.int64, TensorShape([None]))] * 2
+        if self._split is None:
+            if self._output_mode == INT:
                 if self._output_sequence_length is not None and dims:
-                    inner = (inner[:-1] if inner else []) + [self._output_sequence_length]
-                    return [(dtypes.int64, TensorShape(dims[:1] + inner if len(dims) > 1
-                                                       else [self._output_sequence_length]))]
+                    dims = dims[:-1] + [self._output_sequence_length]
                 return [(dtypes.int64, TensorShape(dims))]
+            return [(dtypes.as_dtype(self._lookup_layer.compute_dtype),
+                     encoded_shape(dims, self._output_mode, self._lookup_layer._depth()))]
+        batch = dims[:1] if len(dims) > 1 and dims[-1] == 1 or len(dims) == 1 else dims[:-1]
+        if self._output_mode == INT:
             return [(dtypes.int64, TensorShape(batch + [self._output_sequence_length]))]
-        depth = self._lookup_layer._depth()
-        dtype = dtypes.as_dtype(self._lookup_layer.compute_dtype)
-        return [(dtype, TensorShape(batch + [depth]))]
+        return [(dtypes.as_dtype(self._lookup_layer.compute_dtype),
+                 TensorShape(batch + [self._lookup_layer._depth()]))]
 
     def call(self, inputs):
         if isinstance(inputs, (list, tuple, np.ndarray)):
