@@ -216,3 +216,21 @@ def test_ops_inside_bodies_and_branches_are_named_under_the_ops_scope():
         top = tf.add(x, 1.0, name="step")
     assert inner == ["outer/while/step:0", "outer/cond/double:0", "outer/map/sq:0"]
     assert top.name == "step:0"
+
+
+def test_tf2_while_loop_keeps_the_structure_of_loop_vars_and_tf1_unwraps_one():
+    """TF 2's while_loop returns loop_vars' structure; TF1's unwraps a one-element list
+    (so `tf.while_loop(c, b, [x])[0]` is the loop variable in TF 2, its first row in TF1)."""
+    x = tf.constant([1.0, 2.0])
+    cond = lambda v: tf.reduce_sum(v) < 10  # noqa: E731
+    body = lambda v: v * 2  # noqa: E731
+    result = tf.compat.v2.while_loop(cond, body, [x])
+    assert isinstance(result, list) and len(result) == 1
+    np.testing.assert_allclose(result[0].numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(tf.compat.v1.while_loop(cond, body, [x]).numpy(), [4.0, 8.0])
+    with tf.Graph().as_default():
+        placeholder = tf.compat.v1.placeholder(tf.float32, [2])
+        graph_result = tf.compat.v2.while_loop(cond, body, [placeholder])
+        with tf.compat.v1.Session() as sess:
+            value, = sess.run(graph_result, {placeholder: [1.0, 2.0]})
+    np.testing.assert_allclose(value, [4.0, 8.0])

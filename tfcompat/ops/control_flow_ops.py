@@ -221,7 +221,17 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 # ---------------------------------------------------------------- while_loop
 
 
-@tf_export("while_loop")
+@tf_export(v2=["while_loop"])
+def while_loop_v2(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+                  back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
+    """TF 2's `tf.while_loop`: the result has the structure of `loop_vars` (a single loop
+    variable given in a list comes back in a list, where TF1's unwraps it)."""
+    return while_loop(cond, body, loop_vars, shape_invariants, parallel_iterations,
+                      back_prop, swap_memory, name, maximum_iterations,
+                      return_same_structure=True)
+
+
+@tf_export(v1=["while_loop"])
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
                return_same_structure=False):
