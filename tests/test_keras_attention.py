@@ -142,3 +142,15 @@ def test_attention_layers_in_a_tf1_graph_equal_eager():
             got = sess.run([graph_mha, graph_additive], {query: QUERY, value: VALUE})
     close(got[0], eager_mha)
     close(got[1], eager_additive)
+
+
+@pytest.mark.parametrize("filename", ["model.h5", "saved_model_dir"])
+def test_attention_models_save_and_load(tmp_path, filename):
+    query_in, value_in = keras.Input((3, 4)), keras.Input((5, 4))
+    attended = keras.layers.MultiHeadAttention(num_heads=2, key_dim=3)(query_in, value_in)
+    mixed = keras.layers.Attention(use_scale=True)([attended, value_in])
+    model = keras.Model([query_in, value_in], mixed)
+    path = str(tmp_path / filename)
+    model.save(path)
+    reloaded = keras.models.load_model(path)
+    close(reloaded.predict([QUERY, VALUE]), model.predict([QUERY, VALUE]))

@@ -403,3 +403,23 @@ def test_preprocessing_layers_in_a_tf1_graph_equal_eager():
             got = sess.run(outputs, {image_in: images, text_in: PROBE})
     for name, layer in layers.items():
         close(got[name], layer(PROBE if name in ("lookup", "text") else images), atol=1e-4)
+
+
+@pytest.mark.parametrize("filename", ["model.h5", "saved_model_dir"])
+def test_models_with_preprocessing_layers_save_and_load(tmp_path, filename):
+    x = np.float32(NORM["data"]).reshape(-1, 4)
+    norm = keras.layers.Normalization()
+    norm.adapt(x)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Rescaling(0.5, offset=1.0), norm,
+                              keras.layers.Discretization(bin_boundaries=[-1.0, 0.0, 1.0],
+                                                          output_mode="count")])
+    path = str(tmp_path / filename)
+    model.save(path)
+    close(keras.models.load_model(path).predict(x[:5]), model.predict(x[:5]))
+    text_in = keras.Input((1,), dtype="string")
+    text_model = keras.Model(text_in, tv(vocabulary=["the", "quick", "dog"],
+                                         output_sequence_length=4)(text_in))
+    path = str(tmp_path / ("text_" + filename))
+    text_model.save(path)
+    probe = np.array([[p] for p in PROBE], dtype=object)
+    close(keras.models.load_model(path).predict(probe), text_model.predict(probe))
