@@ -493,7 +493,7 @@ def test_sample_from_datasets():
     stopping = values(experimental.sample_from_datasets(
         [Dataset.range(2), Dataset.from_tensors(np.int64(9)).repeat()], seed=2,
         stop_on_empty_dataset=True))
-    assert stopping.count(0) == 1 and stopping[-1] != 9 or stopping.count(1) == 1
+    assert [v for v in stopping if v != 9] == [0, 1]    # ended when range(2) ran out
     with pytest.raises(ValueError, match=r"`weights` should have the same length as "
                                          r"`datasets` but got `len\(weights\)=1` vs. "
                                          r"`len\(datasets\)=2`."):
@@ -596,3 +596,51 @@ def test_make_csv_dataset_ignore_errors(tmp_path):
     with pytest.raises(errors.InvalidArgumentError, match="not a valid int32: x"):
         values(experimental.make_csv_dataset(str(name), 10, column_defaults=[tf.int32, tf.int32],
                                              shuffle=False, num_epochs=1))
+
+
+# ---------------------------------------------------------------- options and small helpers
+
+
+def test_options():
+    options = tf.data.Options()
+    assert (options.deterministic, options.experimental_distribute.auto_shard_policy,
+            options.threading.private_threadpool_size, options.autotune.enabled) == \
+        (None, experimental.AutoShardPolicy.AUTO, None, None)
+    options.experimental_distribute.auto_shard_policy = experimental.AutoShardPolicy.DATA
+    options.threading.private_threadpool_size = 4
+    options.deterministic = False
+    ds = Dataset.range(3).with_options(options)
+    assert values(ds) == [0, 1, 2]
+    assert ds.options().experimental_distribute.auto_shard_policy == \
+        experimental.AutoShardPolicy.DATA
+    assert ds.options().threading.private_threadpool_size == 4
+    assert options.experimental_threading.private_threadpool_size == 4
+    later = tf.data.Options()
+    later.deterministic = True
+    merged = ds.map(lambda x: x).with_options(later).options()
+    assert merged.deterministic is True and merged.threading.private_threadpool_size == 4
+    assert tf.data.Options() == tf.data.Options() and options != later
+    with pytest.raises(AttributeError, match="Cannot set the property bogus on Options."):
+        options.bogus = 1
+    with pytest.raises(TypeError, match="Property \"deterministic\" must be of type "
+                                        "<class 'bool'>, got: 3"):
+        options.deterministic = 3
+
+
+def test_from_list_assert_cardinality_get_structure():
+    listed = experimental.from_list([(1, "a"), (2, "b")])
+    assert values(listed) == [(1, b"a"), (2, b"b")]
+    assert listed.element_spec == (TensorSpec([], tf.int32), TensorSpec([], tf.string))
+    with pytest.raises(ValueError, match="`elements` should not be empty."):
+        experimental.from_list([])
+    with pytest.raises(ValueError, match="don't have the same nested structure"):
+        experimental.from_list([1, (1, 2)])
+    unknown = Dataset.range(3).filter(lambda x: True)
+    assert int(unknown.apply(experimental.assert_cardinality(3)).cardinality()) == 3
+    with pytest.raises(errors.FailedPreconditionError, match="Input dataset was expected to "
+                       "contain 5 elements but contained only 3 elements."):
+        values(unknown.apply(experimental.assert_cardinality(5)))
+    with pytest.raises(errors.FailedPreconditionError, match="Input dataset was expected to "
+                       "contain 2 elements but contained at least 3 elements."):
+        values(unknown.apply(experimental.assert_cardinality(2)))
+    assert experimental.get_structure(Dataset.range(3)) == TensorSpec([], tf.int64)

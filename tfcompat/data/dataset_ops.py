@@ -47,6 +47,7 @@ import torch
 from tfcompat._api import export_constant, tf_export
 from tfcompat.data import execution, structure
 from tfcompat.data.execution import AUTOTUNE
+from tfcompat.data.options import Options
 from tfcompat.data.structured_function import (StructuredFunction, call_with_element,
                                                placeholder_for)
 from tfcompat.data.structure import (RaggedTensorSpec, SparseTensorSpec, element_spec, flatten,
@@ -535,6 +536,19 @@ class Dataset(object):
 
     def enumerate(self, start=0, name=None):
         return ZipDataset((RangeDataset(start, np.iinfo(np.int64).max), self))
+
+    def with_options(self, options, name=None):
+        return OptionsDataset(self, options)
+
+    def options(self):
+        """The pipeline's `tf.data.Options`: those given to `with_options` along it, the
+        ones nearer this dataset winning."""
+        result = Options()
+        for dataset in reversed(list(self._walk())):
+            own = dataset.__dict__.get("_options")
+            if own is not None:
+                result = result.merge(own)
+        return result
 
     def ignore_errors(self, log_warning=False, name=None):
         return IgnoreErrorsDataset(self)
@@ -2046,6 +2060,32 @@ class UniqueDataset(Dataset):
             if key not in seen:
                 seen.add(key)
                 yield element
+
+
+class OptionsDataset(Dataset):
+    """`with_options(options)`: the same elements; `options()` includes these."""
+
+    def __init__(self, input_dataset, options):
+        if not isinstance(options, Options):
+            raise TypeError("`options` must be a `tf.data.Options` object, got %r"
+                            % (options,))
+        self._inputs = (input_dataset,)
+        self._options = options
+
+    def _peek_is_cheap(self):
+        return self._inputs[0]._peek_is_cheap()
+
+    def _compute_spec(self):
+        return self._inputs[0].element_spec
+
+    def _cardinality(self):
+        return self._inputs[0]._cardinality()
+
+    def _iter(self, env):
+        return self._inputs[0]._iter(env)
+
+    def _iter_chunks(self, env, size):
+        return self._inputs[0]._iter_chunks(env, size)
 
 
 class IgnoreErrorsDataset(Dataset):

@@ -1,12 +1,14 @@
 """`tf.data.experimental`: the transformation functions scripts use with `apply`, and the
 experimental names of what became `tf.data.Dataset` methods."""
 from tfcompat._api import tf_export
+from tfcompat.data import structure
 from tfcompat.data.dataset_ops import (
-    CounterDataset, DirectedInterleaveDataset, LoadDataset, save_dataset)
+    INFINITE, CounterDataset, Dataset, DirectedInterleaveDataset, LoadDataset,
+    _ListDataset, save_dataset)
 from tfcompat.data.dataset_ops import sample_from_datasets as _sample_from_datasets
 from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
-from tfcompat.framework import dtypes
+from tfcompat.framework import dtypes, errors
 
 
 @tf_export("data.experimental.map_and_batch")
@@ -135,6 +137,72 @@ def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None)
 @tf_export("data.experimental.load")
 def load(path, element_spec=None, compression=None, reader_func=None):
     return LoadDataset(path, element_spec, compression, reader_func)
+
+
+@tf_export("data.experimental.from_list")
+def from_list(elements, name=None):
+    """A dataset of the given elements (each a structure of tensors, all alike)."""
+    if not elements:
+        raise ValueError("Invalid `elements`. `elements` should not be empty. If you want an "
+                         "empty dataset, use `tf.data.Dataset.range(0)`.")
+    elements = [structure.normalize_components(e) for e in elements]
+    first = elements[0]
+    for element in elements[1:]:
+        try:
+            structure.assert_same_structure(first, element, "from_list")
+        except TypeError as error:     # TF raises ValueError here
+            raise ValueError(str(error)) from None
+        if structure.element_spec(element) != structure.element_spec(first):
+            raise TypeError("from_list: elements of different types %s and %s"
+                            % (structure.element_spec(first), structure.element_spec(element)))
+    return _ListDataset(elements)
+
+
+@tf_export("data.experimental.assert_cardinality")
+def assert_cardinality(expected_cardinality):
+    """The dataset, whose `cardinality()` is `expected_cardinality`; iterating it raises
+    FailedPreconditionError when the count differs, as TF."""
+    def apply(dataset):
+        return _AssertCardinality(dataset, int(expected_cardinality))
+    return apply
+
+
+class _AssertCardinality(Dataset):
+    def __init__(self, input_dataset, expected):
+        self._inputs = (input_dataset,)
+        self._expected = expected
+
+    def _compute_spec(self):
+        return self._inputs[0].element_spec
+
+    def _cardinality(self):
+        return self._expected
+
+    def _iter(self, env):
+        count = 0
+        for element in self._inputs[0]._iter(env):
+            count += 1
+            if self._expected != INFINITE and count > self._expected:
+                raise errors.FailedPreconditionError(
+                    "Input dataset was expected to contain %d elements but contained at least "
+                    "%d elements." % (self._expected, count))
+            yield element
+        if self._expected == INFINITE or count < self._expected:
+            raise errors.FailedPreconditionError(
+                "Input dataset was expected to contain %s elements but contained only %d "
+                "elements." % ("an infinite number of" if self._expected == INFINITE
+                               else "%d" % self._expected, count))
+
+
+@tf_export("data.experimental.get_structure")
+def get_structure(dataset_or_iterator):
+    """The element spec of a dataset or iterator."""
+    spec = getattr(dataset_or_iterator, "element_spec", None)
+    if spec is None:
+        raise TypeError("Invalid `dataset_or_iterator`. `dataset_or_iterator` must be a "
+                        "`tf.data.Dataset` or tf.data.Iterator object, but got %s."
+                        % type(dataset_or_iterator))
+    return spec
 
 
 @tf_export("data.experimental.cardinality")
