@@ -50,8 +50,9 @@ def test_normalization_adapt_on_a_dataset_and_given_statistics():
     data = np.float32(NORM["data"]).reshape(-1, 4)
     layer = keras.layers.Normalization()
     layer.adapt(tf.data.Dataset.from_tensor_slices(data).batch(16))
-    close(layer.adapt_mean.numpy().reshape(1, 4), NORM["dataset_mean"], atol=1e-4)
-    close(layer.adapt_variance.numpy().reshape(1, 4), NORM["dataset_variance"], atol=1e-3)
+    assert layer.mean.shape.as_list() == [1, 4]
+    close(layer.mean, NORM["dataset_mean"], atol=1e-4)
+    close(layer.variance, NORM["dataset_variance"], atol=1e-3)
     assert int(layer.count.numpy()) == 150
     given = keras.layers.Normalization(mean=[1.0, 2.0, 3.0, 4.0],
                                        variance=[1.0, 4.0, 9.0, 0.0])

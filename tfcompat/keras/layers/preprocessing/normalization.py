@@ -101,6 +101,16 @@ class Normalization(PreprocessingLayer):
         self.count.assign(count)
         self._sums = None
 
+    @property
+    def mean(self):
+        """The mean, shaped to broadcast against the inputs (Keras' `layer.mean`)."""
+        return self._statistics()[0]
+
+    @property
+    def variance(self):
+        """The variance, shaped to broadcast against the inputs."""
+        return self._statistics()[1]
+
     def _statistics(self):
         if self.input_mean is not None:
             mean, variance = self._given_mean, self._given_variance
