@@ -5,6 +5,7 @@ Expected values are hand-computed derivatives (TF's documented results).
 """
 import numpy as np
 import pytest
+import torch
 
 import tfcompat as tf
 from tfcompat.eager.custom_gradient import CUSTOM_GRADIENT_FUNCTIONS
@@ -57,6 +58,18 @@ def test_without_tape_returns_plain_values():
     y = log1pexp(const(0.0))
     assert isinstance(y, EagerTensor) and not y._t.requires_grad
     assert abs(float(y) - np.log(2.0)) < 1e-6
+
+
+def test_grad_fn_runs_eagerly_on_a_thread_building_a_graph():
+    # autograd runs CUDA backward passes on its own threads, which start in a TF1 process's
+    # graph mode: grad_fn's ops must still run eagerly
+    x = const(100.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = log1pexp(x)
+    with tf.Graph().as_default():
+        (g,) = torch.autograd.grad(y._t, x._t)
+    assert float(g) == 1.0
 
 
 def test_second_order_through_grad_fn():

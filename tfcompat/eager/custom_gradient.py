@@ -100,7 +100,9 @@ class _CustomGradientOp(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *output_grads):
-        grads = ctx.input_grads(output_grads)
+        # eagerly also on an autograd device thread of a TF1 process (it starts in graph mode)
+        with context.eager_scope():
+            grads = ctx.input_grads(output_grads)
         return (None, None) + tuple(_grad_for(spec, g)
                                     for spec, g in zip(ctx.input_specs, grads))
 
