@@ -161,6 +161,27 @@ def test_random_crop_equals_tf_at_inference_and_crops_while_training():
     assert any(np.array_equal(cropped, w) for w in windows)   # one window for the batch
 
 
+@pytest.mark.parametrize("axis", [0, 1])
+def test_random_height_and_width_resize_one_axis_while_training(axis):
+    images = np.float32(IMAGE["images"])
+    make = keras.layers.RandomHeight if axis == 0 else keras.layers.RandomWidth
+    layer = make((0.5, 0.9), seed=4)
+    out = layer(images)
+    sizes = [7, 9]
+    assert out.shape[3] == 3 and out.shape[2 - axis] == sizes[1 - axis]
+    assert int(sizes[axis] * 1.5) <= out.shape[1 + axis] <= int(sizes[axis] * 1.9)
+    close(layer(images, training=False), images)
+    with tf.Graph().as_default():
+        placeholder = tf.compat.v1.placeholder(tf.float32, [None, 7, 9, 3])
+        symbolic = layer(placeholder, training=True)
+        want = [None, None, 9, 3] if axis == 0 else [None, 7, None, 3]
+        assert symbolic.shape.as_list() == want
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(symbolic, {placeholder: images}).shape[1 + axis] > sizes[axis]
+    with pytest.raises(ValueError, match="larger than -1"):
+        make((-1.5, 0.2))
+
+
 def test_random_brightness_stays_in_its_value_range():
     images = np.float32(IMAGE["images"])
     layer = keras.layers.RandomBrightness((-0.5, 0.5), value_range=(0, 255), seed=3)

@@ -1,6 +1,6 @@
 """Keras 2.15 image preprocessing layers: `Resizing`, `CenterCrop`, `Rescaling`, and the
 augmentation layers `RandomFlip`, `RandomRotation`, `RandomZoom`, `RandomTranslation`,
-`RandomContrast`, `RandomBrightness`, `RandomCrop`.
+`RandomContrast`, `RandomBrightness`, `RandomCrop`, `RandomHeight`, `RandomWidth`.
 
 The augmentation layers change their inputs only while training (`training=True`, which is
 also their `call` default, as in Keras 2: a direct call augments, `predict` does not) and
@@ -15,7 +15,8 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.framework import ops, random_seed
+from tfcompat.framework import dtypes, ops, random_seed
+from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import backend
 from tfcompat.keras.engine.base_layer import Layer
@@ -572,3 +573,60 @@ class RandomCrop(_RandomLayer):
         config = super(RandomCrop, self).get_config()
         config.update({"height": self.height, "width": self.width})
         return config
+
+
+class _RandomSizeLayer(_RandomLayer):
+    """`RandomHeight` / `RandomWidth`: resize one image axis by a random factor in
+    [1 + lower, 1 + upper] while training (the new size is unknown to a graph)."""
+
+    _axis = None
+
+    def __init__(self, factor, interpolation="bilinear", seed=None, **kwargs):
+        super(_RandomSizeLayer, self).__init__(seed=seed, **kwargs)
+        self.factor = factor
+        self.lower, self.upper = factor if isinstance(factor, (tuple, list)) \
+            else (-factor, factor)
+        if self.upper < self.lower:
+            raise ValueError("`factor` argument cannot have an upper bound lesser than the "
+                             "lower bound. Received: factor=%s" % (factor,))
+        if self.lower < -1.0 or self.upper < -1.0:
+            raise ValueError("`factor` argument must have values larger than -1. Received: "
+                             "factor=%s" % (factor,))
+        self.interpolation = interpolation
+
+    def _resize(self, images):
+        size = [images.shape[-3], images.shape[-2]]
+        scale = float(_uniform([], 1.0 + self.lower, 1.0 + self.upper, self.seed))
+        size[self._axis] = int(np.float32(scale) * np.float32(size[self._axis]))
+        out = image_ops._resize(images, size, self.interpolation, False, False, False)
+        return (out.to(getattr(torch, self.compute_dtype)),)
+
+    def augment(self, inputs):
+        dims = inputs.shape.as_list()
+        dims[_HEIGHT_AXIS + self._axis] = None
+        return run_op(self._resize, "ResizeBilinear", [inputs],
+                      [(dtypes.as_dtype(self.compute_dtype), TensorShape(dims))],
+                      pure=False)[0]
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        dims[_HEIGHT_AXIS + self._axis] = None
+        return TensorShape(dims)
+
+    def get_config(self):
+        config = super(_RandomSizeLayer, self).get_config()
+        config.update({"factor": self.factor, "interpolation": self.interpolation})
+        return config
+
+
+@tf_export(v2=["keras.layers.RandomHeight",
+               "keras.layers.experimental.preprocessing.RandomHeight"])
+class RandomHeight(_RandomSizeLayer):
+    """Resize images to a random height while training."""
+    _axis = 0
+
+
+@tf_export(v2=["keras.layers.RandomWidth", "keras.layers.experimental.preprocessing.RandomWidth"])
+class RandomWidth(_RandomSizeLayer):
+    """Resize images to a random width while training."""
+    _axis = 1
