@@ -154,3 +154,14 @@ def test_attention_models_save_and_load(tmp_path, filename):
     model.save(path)
     reloaded = keras.models.load_model(path)
     close(reloaded.predict([QUERY, VALUE]), model.predict([QUERY, VALUE]))
+
+
+def test_multi_head_attention_robust_masking_matches_additive_masking():
+    mask = np.array(FIXTURE["mask"])
+    robust = keras.layers.MultiHeadAttention(2, 3, softmax_robust_masking=True)
+    plain = keras.layers.MultiHeadAttention(2, 3)
+    robust(QUERY, VALUE)
+    plain(QUERY, VALUE)
+    plain.set_weights(robust.get_weights())
+    close(robust(QUERY, VALUE, attention_mask=mask), plain(QUERY, VALUE, attention_mask=mask))
+    assert robust.get_config()["softmax_robust_masking"] is True

@@ -58,14 +58,18 @@ def _output_dims(rank, known_last):
 
 
 @ops.op(graph_name="Softmax")
-def _masked_softmax(scores, mask, axes):
-    """Keras' `Softmax(axis=axes)(scores, mask)`: masked-out scores get -1e9 (float16: its
-    lowest value) added first."""
+def _masked_softmax(scores, mask, axes, robust):
+    """Keras' `Softmax(axis=axes, robust_masking=robust)(scores, mask)`: masked-out scores
+    get -1e9 (float16: its lowest value) added, or with `robust` replace them."""
     t = ops.to_torch(scores)
     if mask is not None:
-        keep = ops.to_torch(mask).to(t.dtype)
         large_negative = torch.finfo(t.dtype).min if t.dtype is torch.float16 else -1e9
-        t = t + (1.0 - keep) * large_negative
+        keep = ops.to_torch(mask)
+        if robust:
+            keep = keep if keep.dtype is torch.bool else keep > 0.5
+            t = torch.where(keep, t, torch.full_like(t, large_negative))
+        else:
+            t = t + (1.0 - keep.to(t.dtype)) * large_negative
     if len(axes) == 1:
         return torch.softmax(t, dim=axes[0])
     return torch.exp(t - torch.logsumexp(t, dim=axes, keepdim=True))
@@ -88,9 +92,6 @@ class MultiHeadAttention(Layer):
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  softmax_robust_masking=False, **kwargs):
         super(MultiHeadAttention, self).__init__(**kwargs)
-        if softmax_robust_masking:
-            raise NotImplementedError("MultiHeadAttention(softmax_robust_masking=True) is not "
-                                      "implemented by tfcompat")
         self.supports_masking = True
         self._num_heads = num_heads
         self._key_dim = key_dim
@@ -105,6 +106,7 @@ class MultiHeadAttention(Layer):
         self._activity_regularizer_of_projections = regularizers.get(activity_regularizer)
         self._kernel_constraint = constraints.get(kernel_constraint)
         self._bias_constraint = constraints.get(bias_constraint)
+        self._softmax_robust_masking = softmax_robust_masking
         if attention_axes is not None and not isinstance(attention_axes,
                                                          collections.abc.Sized):
             attention_axes = (attention_axes,)
@@ -192,7 +194,8 @@ class MultiHeadAttention(Layer):
             for _ in range(scores.shape.rank - attention_mask.shape.rank):
                 attention_mask = array_ops.expand_dims(
                     attention_mask, -len(self._attention_axes) * 2 - 1)
-        scores = _masked_softmax(scores, attention_mask, self._softmax_axes)
+        scores = _masked_softmax(scores, attention_mask, self._softmax_axes,
+                                 self._softmax_robust_masking)
         dropped = self._dropout_layer(scores, training=training)
         return math_ops.einsum(self._combine_equation, dropped, value), scores
 
@@ -248,7 +251,7 @@ class MultiHeadAttention(Layer):
             "query_shape": _shape_list(self._query_shape),
             "key_shape": _shape_list(self._key_shape),
             "value_shape": _shape_list(self._value_shape),
-            "softmax_robust_masking": False})
+            "softmax_robust_masking": self._softmax_robust_masking})
         return config
 
     @classmethod
