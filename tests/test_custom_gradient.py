@@ -508,6 +508,16 @@ def test_graph_second_order_through_grad_fn():
         return outer.gradient(g, x)
     assert abs(float(second(const(0.0))) - 0.25) < 1e-6
 
+    traced = tf.function(log1pexp)      # tapes around the function call
+    x = const(0.0)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = traced(x)
+        g = inner.gradient(y, x)
+    assert float(g) == 0.5 and abs(float(outer.gradient(g, x)) - 0.25) < 1e-6
+
 
 def test_graph_custom_gradient_without_gradients_just_runs():
     assert run_in_graph(lambda x: clip_gradients(mul(x, 3.0)), [np.float32(2.0)]) == 6.0
