@@ -644,3 +644,30 @@ def test_from_list_assert_cardinality_get_structure():
                        "contain 2 elements but contained at least 3 elements."):
         values(unknown.apply(experimental.assert_cardinality(2)))
     assert experimental.get_structure(Dataset.range(3)) == TensorSpec([], tf.int64)
+
+
+def test_ragged_elements_slice_batch_and_unbatch():
+    rows = tf.ragged.constant([[1], [2, 3], []])
+    sliced = Dataset.from_tensor_slices(rows)
+    assert sliced.element_spec == tf.RaggedTensorSpec([None], tf.int32, 0, tf.int64)
+    assert values(sliced) == [[1], [2, 3], []]      # ragged rank 0: the rows are Tensors
+    nested = Dataset.from_tensor_slices(tf.ragged.constant([[[1], [2, 3]], [[4]]]))
+    assert nested.element_spec == tf.RaggedTensorSpec([None, None], tf.int32, 1, tf.int64)
+    assert values(nested) == [("R", [[1], [2, 3]]), ("R", [[4]])]
+    assert values(Dataset.from_tensor_slices((rows, [7, 8, 9]))) == \
+        [([1], 7), ([2, 3], 8), ([], 9)]
+    assert Dataset.from_tensors(rows).element_spec == \
+        tf.RaggedTensorSpec([3, None], tf.int32, 1, tf.int64)
+    batched = sliced.batch(2)
+    assert batched.element_spec == tf.RaggedTensorSpec([None, None], tf.int32, 1, tf.int64)
+    assert values(batched) == [("R", [[1], [2, 3]]), ("R", [[]])]
+    assert nested.batch(2).element_spec == \
+        tf.RaggedTensorSpec([None, None, None], tf.int32, 2, tf.int64)
+    assert values(nested.batch(2)) == [("R", [[[1], [2, 3]], [[4]]])]
+    assert batched.unbatch().element_spec == sliced.element_spec
+    assert values(batched.unbatch()) == [[1], [2, 3], []]
+    assert values(sliced.batch(3).map(lambda x: x * 2)) == [("R", [[2], [4, 6], []])]
+    assert values(sliced.batch(3).map(lambda x: x.to_tensor())) == [[[1, 0], [2, 3], [0, 0]]]
+    flat, splits = graph_values(lambda: sliced.batch(3).map(
+        lambda r: (r.flat_values, r.row_splits)), 1)[0]
+    assert flat.tolist() == [1, 2, 3] and splits.tolist() == [0, 1, 3, 3]

@@ -123,9 +123,12 @@ def _keep(value, dtype):
 
 
 def _slice_leaf(leaf):
-    """Iterator over the slices of a leaf along its first dimension."""
+    """Iterator over the slices of a leaf along its first dimension (the rows of a
+    RaggedTensor of ragged rank 1 are Tensors, as in TF)."""
     if isinstance(leaf, SparseTensor):
         return _sparse_rows(leaf)
+    if isinstance(leaf, RaggedTensor):     # ragged ops, run eagerly in graph mode too
+        return (execution.call(leaf.__getitem__, i) for i in range(len(leaf)))
     t = structure.torch_value(leaf)
     if isinstance(t, np.ndarray):
         if t.ndim == 1:
@@ -164,10 +167,14 @@ def _first_dim(leaf):
 
 
 def _batch_leaves(leaves, component=0):
-    """Stack a list of equal-shaped eager leaves (SparseTensors: TF's sparse batching)."""
+    """Stack a list of equal-shaped eager leaves (SparseTensors: TF's sparse batching;
+    RaggedTensors: one more ragged dimension)."""
     first = leaves[0]
     if isinstance(first, SparseTensor):
         return _batch_sparse(leaves)
+    if isinstance(first, RaggedTensor):
+        return _ragged_stack(leaves, first.ragged_rank + 1,
+                             dtypes.as_dtype(first.row_splits.dtype))
     values = [structure.torch_value(leaf) for leaf in leaves]
     shape0 = values[0].shape
     for index, v in enumerate(values):
@@ -230,14 +237,18 @@ class Chunk(object):
                 self._elements = [pack_as(stacked, row) for row in rows]
         return self._elements
 
-    def stacked(self):
-        """The batched element (InvalidArgumentError if the elements differ in shape)."""
+    def stacked(self, spec=None):
+        """The batched element (InvalidArgumentError if the elements differ in shape);
+        `spec`, the elements' spec, tells which components are batched as ragged."""
         if self._stacked is None:
-            self._stacked = _batch_elements(self._elements)
+            self._stacked = _batch_elements(self._elements, spec)
         return self._stacked
 
 
 def _batched_spec(spec, batch_dim):
+    if isinstance(spec, RaggedTensorSpec):
+        return RaggedTensorSpec(TensorShape([batch_dim]).concatenate(spec.shape), spec.dtype,
+                                spec.ragged_rank + 1, spec.row_splits_dtype)
     if isinstance(spec, SparseTensorSpec):
         return SparseTensorSpec(TensorShape([batch_dim]).concatenate(spec.shape), spec.dtype)
     return TensorSpec(TensorShape([batch_dim]).concatenate(spec.shape), spec.dtype)
@@ -246,6 +257,9 @@ def _batched_spec(spec, batch_dim):
 def _unbatched_spec(spec):
     if spec.shape.rank == 0:
         raise ValueError("Unbatching a dataset is only supported for rank >= 1")
+    if isinstance(spec, RaggedTensorSpec):
+        return RaggedTensorSpec(spec.shape[1:], spec.dtype, spec.ragged_rank - 1,
+                                spec.row_splits_dtype)
     cls = SparseTensorSpec if isinstance(spec, SparseTensorSpec) else TensorSpec
     return cls(TensorShape(None) if spec.shape.rank is None else spec.shape[1:], spec.dtype)
 
@@ -733,7 +747,7 @@ class TensorSliceDataset(Dataset):
 
     def _iter_chunks(self, env, size):
         leaves = self._leaves(env)
-        if any(isinstance(leaf, SparseTensor) for leaf in leaves):
+        if any(isinstance(leaf, (SparseTensor, RaggedTensor)) for leaf in leaves):
             yield from Dataset._iter_chunks(self, env, size)
             return
         values = [structure.torch_value(leaf) for leaf in leaves]
@@ -1403,14 +1417,19 @@ class BatchDataset(Dataset):
                 raise chunk.error
             if self._drop and chunk.size < size:
                 return
-            yield chunk.stacked()
+            yield chunk.stacked(self._inputs[0].element_spec)
 
 
-def _batch_elements(items):
+def _batch_elements(items, spec=None):
+    """The batched element of `items`; components of a RaggedTensorSpec in `spec` are
+    batched into RaggedTensors (their elements may differ in shape)."""
     first = items[0]
     flats = [flatten(item) for item in items]
-    return pack_as(first, [_batch_leaves([f[i] for f in flats], i)
-                           for i in range(len(flats[0]))])
+    specs = flatten(spec) if spec is not None else [None] * len(flats[0])
+    return pack_as(first, [
+        _ragged_stack([f[i] for f in flats], s.ragged_rank + 1, s.row_splits_dtype)
+        if isinstance(s, RaggedTensorSpec) else _batch_leaves([f[i] for f in flats], i)
+        for i, s in enumerate(specs)])
 
 
 def _pad_value(value, spec_dtype):
@@ -2308,17 +2327,31 @@ def _ragged_rank_of(spec):
 
 
 def _ragged_stack(leaves, ragged_rank, splits_dtype):
-    """Elements of varying shapes as one RaggedTensor with `ragged_rank` ragged
-    dimensions."""
-    values = [structure.torch_value(leaf) for leaf in leaves]
-    lengths = []
-    for level in range(ragged_rank):
-        lengths.append(EagerTensor(torch.tensor(
-            [v.shape[level] for v in values for _ in range(int(np.prod(v.shape[:level])))],
-            dtype=splits_dtype.torch_dtype)))
-    flat = [v.reshape((-1,) + tuple(v.shape[ragged_rank:])) for v in values]
+    """Elements as one RaggedTensor with `ragged_rank` ragged dimensions: Tensors of any
+    shapes (their first ragged_rank - 1 dimensions become ragged), or RaggedTensors of
+    ragged rank ragged_rank - 1. Its ragged ops run eagerly, in graph mode too."""
+    return execution.call(_eager_ragged_stack, leaves, ragged_rank, splits_dtype)
+
+
+def _eager_ragged_stack(leaves, ragged_rank, splits_dtype):
+    levels = [[] for _ in range(ragged_rank)]
+    flat = []
+    for leaf in leaves:
+        if isinstance(leaf, RaggedTensor):
+            lengths = [[len(leaf)]] + [structure.torch_value(part).tolist()
+                                       for part in leaf.nested_row_lengths()]
+            flat.append(structure.torch_value(leaf.flat_values))
+        else:
+            value = structure.torch_value(leaf)
+            lengths = [[value.shape[level]] * int(np.prod(value.shape[:level]))
+                       for level in range(ragged_rank)]
+            flat.append(value.reshape((-1,) + tuple(value.shape[ragged_rank:])))
+        for level, part in zip(levels, lengths):
+            level.extend(part)
     flat = np.concatenate(flat) if isinstance(flat[0], np.ndarray) else torch.cat(flat)
-    return RaggedTensor.from_nested_row_lengths(EagerTensor(flat), lengths, validate=False)
+    return RaggedTensor.from_nested_row_lengths(
+        EagerTensor(flat), [EagerTensor(torch.tensor(level, dtype=splits_dtype.torch_dtype))
+                            for level in levels], validate=False)
 
 
 class RaggedBatchDataset(Dataset):
