@@ -420,8 +420,9 @@ def test_a_process_killed_while_saving_leaves_a_whole_model(tmp_path):
         process.wait()
     value = load(path).v.numpy()
     assert value.min() == value.max() >= 3
-    assert os.listdir(tmp_path) == ["m"] or all(
-        name.startswith(".m.tmp-") for name in os.listdir(tmp_path) if name != "m")
+    # the killed save's temporary directory goes with the next save
+    save(tf.Module(), path)
+    assert os.listdir(tmp_path) == ["m"]
 
 
 def test_saved_model_save_of_a_keras_model_saves_its_call_and_serving_signature(tmp_path):
@@ -487,9 +488,9 @@ def test_a_function_with_a_custom_gradient_is_saved_only_without_it(tmp_path):
     with tf.GradientTape() as t:
         output = loaded.call_custom_grad(v * v)
     assert float(output) == 4.0
-    # the forward's (identity) gradient, 2 * v; real TF 2.21's loaded function raises
-    # LookupError (no gradient for IdentityN) in a new process
-    assert float(t.gradient(output, v)) == 4.0
+    # as real TF 2.21's loaded function (in a new process): no gradient for IdentityN
+    with pytest.raises(LookupError, match="IdentityN"):
+        t.gradient(output, v)
     with tf.GradientTape() as t:
         output = module.call_custom_grad(v * v)
     assert float(t.gradient(output, v)) == 2.0      # the custom gradient, before saving

@@ -26,7 +26,7 @@ from tfcompat.client.session import Session
 from tfcompat.eager import tape
 from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.graph import Graph
-from tfcompat.framework.ops import convert_to_tensor, to_torch
+from tfcompat.framework.ops import convert_to_tensor, to_torch, without_gradient
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.module.module import Module
@@ -169,7 +169,12 @@ class _LoadedConcreteFunction(object):
         for extra in self._extras:
             values.append(extra._tfcompat_tensor_() if isinstance(extra, Variable) else extra)
         with torch.enable_grad() if tape.recording() else torch.no_grad():
-            return [EagerTensor(value) for value in self._module(*values)]
+            outputs = self._module(*values)
+            if self._entry.get("no_gradient"):
+                # saved with SaveOptions(experimental_custom_gradients=False): TF's loaded
+                # function has no gradient for the custom-gradient op (IdentityN)
+                outputs = [without_gradient(value, "IdentityN") for value in outputs]
+            return [EagerTensor(value) for value in outputs]
 
     def call_flat(self, tensors):
         return _pack(self._entry["outputs"], self.run(tensors))

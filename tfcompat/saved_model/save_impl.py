@@ -245,9 +245,9 @@ class _Saver(object):
                 "Cannot save %s with the custom gradient of tf.custom_gradient %s: tfcompat "
                 "stores traced functions as torch.export programs, which keep only the "
                 "forward pass. tf.saved_model.SaveOptions(experimental_custom_gradients="
-                "False) saves it without the custom gradient: the loaded function's gradient "
-                "is then that of the forward ops (TensorFlow's loaded function has no "
-                "gradient there)." % (what, ", ".join(sorted(set(custom_gradients)))))
+                "False) saves it without the custom gradient: the loaded function then has "
+                "no gradient (differentiating it raises LookupError, as in TensorFlow)."
+                % (what, ", ".join(sorted(set(custom_gradients)))))
         program = programs.export(concrete._module, feed_specs,
                                   [value for _, value in extras], what)
         name = "function_%d" % index
@@ -267,7 +267,8 @@ class _Saver(object):
                 "inputs": [{"shape": shape, "dtype": dtypes.from_torch(dtype).name}
                            for shape, dtype in feed_specs],
                 "extras": extra_entries,
-                "outputs": _outputs_json(concrete.structured_outputs, positions)}
+                "outputs": _outputs_json(concrete.structured_outputs, positions),
+                "no_gradient": bool(custom_gradients)}
 
     def object_entries(self, save_traces):
         ids = {id(obj): i for i, obj in enumerate(self.graph.objects)}

@@ -23,6 +23,7 @@ writer. A writer killed mid-save leaves one behind; each atomic write removes th
 directory whose writer is gone (`remove_abandoned_temp_files`).
 """
 import contextlib
+import ctypes
 import json
 import os
 import re
@@ -158,37 +159,79 @@ def atomic_file(path):
 @contextlib.contextmanager
 def atomic_directory(path):
     """Yield a temporary directory beside `path`; on success its files are fsynced and it
-    replaces `path` (an existing directory is moved aside first and removed after), so a
-    crash leaves the old directory or the new one, never a half-written one at `path`."""
+    takes the place of `path` in one step (Linux's renameat2 RENAME_EXCHANGE swaps it with
+    an existing directory, which is then removed), so a crash leaves the old directory or
+    the new one, never a half-written one, at `path`. Where the swap is not available, the
+    old directory is moved aside first (a crash between the two renames leaves it beside
+    `path`, named `.<name>.tmp-...old`). Temporary directories of saves killed earlier are
+    removed."""
     path = os.path.abspath(path)
     parent = os.path.dirname(path)
     os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, ".%s.tmp-%s-%d-%s" % (os.path.basename(path), HOST,
-                                                     os.getpid(), uuid.uuid4().hex))
+    prefix = ".%s.tmp-" % os.path.basename(path)
+    _remove_abandoned_directories(parent, prefix)
+    name = "%s%s-%d-%s" % (prefix, HOST, os.getpid(), uuid.uuid4().hex)
+    tmp = os.path.join(parent, name)
+    _temp_names_in_flight.add(name)
     os.makedirs(tmp)
     try:
         yield tmp
         for root, _, files in os.walk(tmp):
-            for name in files:
-                fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            for filename in files:
+                fd = os.open(os.path.join(root, filename), os.O_RDONLY)
                 try:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
             _fsync_dir(root)
-        old = None
-        if os.path.lexists(path):
-            old = tmp + ".old"
-            os.replace(path, old)
-        os.replace(tmp, path)
-        _fsync_dir(parent)
-        if old is not None and os.path.isdir(old):
-            shutil.rmtree(old, ignore_errors=True)
-        elif old is not None:
-            os.remove(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        if os.path.isdir(path) and not os.path.islink(path) and _exchange(tmp, path):
+            _fsync_dir(parent)
+        else:
+            old = None
+            if os.path.lexists(path):
+                old = tmp + ".old"
+                os.replace(path, old)
+            os.replace(tmp, path)
+            _fsync_dir(parent)
+            if old is not None and os.path.isdir(old):
+                shutil.rmtree(old, ignore_errors=True)
+            elif old is not None:
+                os.remove(old)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)      # the old directory after a swap
+        _temp_names_in_flight.discard(name)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a, b):
+    """Swap directories `a` and `b` atomically (renameat2 RENAME_EXCHANGE); False where the
+    system does not offer it."""
+    renameat2 = getattr(_libc(), "renameat2", None)
+    if renameat2 is None:
+        return False
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return result == 0
+
+
+def _libc():
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+def _remove_abandoned_directories(parent, prefix):
+    """Remove the `prefix*` temporary directories in `parent` whose writer no longer runs
+    (a save killed mid-way; see `_is_abandoned_temp`)."""
+    now = time.time()
+    for name in os.listdir(parent):
+        path = os.path.join(parent, name)
+        if name.startswith(prefix) and os.path.isdir(path) and \
+                _is_abandoned_temp(parent, name, now):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def write_bytes_atomic(path, data):
