@@ -445,3 +445,24 @@ def test_models_with_preprocessing_layers_save_and_load(tmp_path, filename):
     text_model.save(path)
     probe = np.array([[p] for p in PROBE], dtype=object)
     close(keras.models.load_model(path).predict(probe), text_model.predict(probe))
+
+
+def test_text_vectorization_ragged_tokens_and_callable_split():
+    want = LOOKUPS["cases"]["text_int"]
+    layer, _ = made_lookup("text_int")
+    ragged = tv(ragged=True, vocabulary=layer.get_vocabulary()[2:])
+    out = ragged(PROBE)
+    assert isinstance(out, tf.RaggedTensor)
+    close(out.to_tensor(), want["output"])
+    assert out.row_lengths().numpy().tolist() == [5, 3, 0, 2]
+    tokens = tv(output_mode=None)(["Hi, there  you", "x"])
+    assert [[t.decode() for t in row] for row in tokens.to_list()] == [["hi", "there", "you"],
+                                                                      ["x"]]
+    comma = tv(split=lambda text: tf.compat.v2.strings.split(text, sep=","), standardize=None,
+               vocabulary=["a", "b c"], output_sequence_length=3)
+    close(comma(["a,b c,d", "b c"]), [[2, 3, 1], [3, 0, 0]])
+    mapped = tf.data.Dataset.from_tensor_slices(["a,b c,d", "b c"]).batch(2).map(comma)
+    close(next(iter(mapped)), [[2, 3, 1], [3, 0, 0]])
+    learned = tv(split=lambda text: tf.compat.v2.strings.split(text, sep=","))
+    learned.adapt(["z,z,y", "y,z"])
+    assert learned.get_vocabulary() == ["", "[UNK]", "z", "y"]

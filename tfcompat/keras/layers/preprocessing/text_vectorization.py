@@ -8,7 +8,7 @@ with " " (all 1-grams of a string, then its 2-grams, ...). They and the lookup r
 graph node per call, so the layer works in models and `tf.data` maps; a callable
 `standardize` or `split` runs as the user's TF ops before it. "int" output is padded with 0
 (and cut) to `output_sequence_length`, or to the longest row; `ragged=True` gives a
-RaggedTensor.
+RaggedTensor, `output_mode=None` the tokens themselves.
 """
 import re
 
@@ -44,6 +44,14 @@ def _check_choice(value, allowed, name):
 
 def _ngrams(tokens, widths):
     return [b" ".join(tokens[i:i + w]) for w in widths for i in range(len(tokens) - w + 1)]
+
+
+def _object_array(values):
+    if isinstance(values, np.ndarray):
+        return values
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _utf8_characters(text):
@@ -254,8 +262,10 @@ class TextVectorization(PreprocessingLayer):
         if callable(self._standardize):
             inputs = self._standardize(inputs)
         if self._output_mode is None:
-            raise NotImplementedError("TextVectorization(output_mode=None) is not implemented "
-                                      "by tfcompat")
+            if callable(self._split):
+                return self._split(ops.convert_to_tensor(inputs, dtype=dtypes.string))
+            tensor = ops.convert_to_tensor(inputs, dtype=dtypes.string)
+            return self._tokens_tensor(tensor)
         self._lookup_layer._ensure_known_vocab_size()
         if callable(self._split):
             tokens = self._split(ops.convert_to_tensor(inputs))
@@ -271,6 +281,23 @@ class TextVectorization(PreprocessingLayer):
         if self._ragged:
             return RaggedTensor.from_row_splits(outputs[0], outputs[1], validate=False)
         return outputs[0]
+
+    def _tokens_tensor(self, tensor):
+        """`output_mode=None`: the standardized strings, or with a split their tokens (a
+        RaggedTensor for a batch, a vector for one string)."""
+        if self._split is None or tensor.shape.rank == 0:
+            return run_op(lambda strings: (_object_array(self._token_rows(strings)[0]),),
+                          "StringSplitV2", [tensor], [(dtypes.string, TensorShape(
+                              tensor.shape if self._split is None else [None]))])[0]
+        values, splits = run_op(self._token_parts, "StringSplitV2", [tensor],
+                                [(dtypes.string, TensorShape([None])),
+                                 (dtypes.int64, TensorShape([None]))])
+        return RaggedTensor.from_row_splits(values, splits, validate=False)
+
+    def _token_parts(self, strings):
+        rows = self._token_rows(strings)[0]
+        splits = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+        return _object_array([t for row in rows for t in row]), torch.as_tensor(splits)
 
     def _vectorize_split(self, values, splits):
         """Outputs for tokens a callable `split` gave (flat values and row splits)."""
