@@ -1,0 +1,396 @@
+"""TF's `tf.raw_ops`: TensorFlow's ops by op type, called with keyword arguments only, as
+TF's generated wrappers take them (`tf.raw_ops.MatMul(a=, b=, transpose_a=False, ...)`).
+
+Each entry is a thin body over the op tfcompat already has (its torch function, run through
+`ops.run_impl`), recorded as ONE node of the raw op's type, so a graph imported from a
+GraphDef (`tf.import_graph_def`) keeps TF's node names, runs, differentiates and compiles
+like any op. Argument names, defaults and output names come from real TensorFlow, in
+`raw_op_defs.json` (written by scripts/make_raw_op_defs.py); a body's parameters are checked
+against them when this module loads. `RAW_OPS` maps op type -> entry: the GraphDef importer
+resolves op types only there. Attrs follow TF's op defs (`T` and the other attrs TF infers
+from the inputs are not arguments). Raw ops we do not have raise NotImplementedError through
+the registry (docs/raw_ops.md lists them).
+"""
+import collections
+import inspect
+import json
+import os
+
+import torch
+
+from tfcompat._api import tf_export
+from tfcompat.framework import dtypes
+from tfcompat.framework.constant_op import constant
+from tfcompat.framework.graph import placeholder, placeholder_with_default
+from tfcompat.framework.meta_graph import _tensor_value
+from tfcompat.framework.ops import op, run_impl
+from tfcompat.ops import (array_ops, clip_ops, control_flow_ops, image_ops, math_ops,
+                          nn_ops)
+
+with open(os.path.join(os.path.dirname(__file__), "raw_op_defs.json")) as _file:
+    OP_DEFS = json.load(_file)
+
+RAW_OPS = {}     # op type -> the public entry, `tf.raw_ops.<op type>`
+
+
+def _default(value):
+    """A default of raw_op_defs.json as the Python value TF's signature has."""
+    if isinstance(value, dict) and "dtype" in value and len(value) == 1:
+        return dtypes.as_dtype(value["dtype"])
+    return value
+
+
+def _signature(op_type):
+    parameters = [inspect.Parameter(entry[0], inspect.Parameter.KEYWORD_ONLY,
+                                    default=_default(entry[1]) if len(entry) > 1
+                                    else inspect.Parameter.empty)
+                  for entry in OP_DEFS[op_type]["params"]]
+    parameters.append(inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None))
+    return inspect.Signature(parameters)
+
+
+def _output_class(op_type):
+    """TF's namedtuple of a raw op's outputs when it has several, else None."""
+    outputs = OP_DEFS[op_type]["outputs"]
+    if len(outputs) < 2:
+        return None
+    return collections.namedtuple(op_type, [name for name, _ in outputs])
+
+
+def _keyword_only(op_type, call):
+    """TF's raw-op calling convention over `call(**arguments)`: keyword arguments only,
+    checked against TF's signature, defaults filled in."""
+    signature = _signature(op_type)
+    keys = list(signature.parameters)
+
+    def entry(*args, **kwargs):
+        if args:
+            raise TypeError("%s only takes keyword args (possible keys: %s). Please pass these "
+                            "args as kwargs instead." % (op_type, keys))
+        bound = signature.bind(**kwargs)
+        bound.apply_defaults()
+        return call(**bound.arguments)
+
+    entry.__name__ = entry.__qualname__ = op_type
+    entry.__signature__ = signature
+    entry.__doc__ = "`tf.raw_ops.%s`: TF's op, keyword arguments only." % op_type
+    return entry
+
+
+def raw_op(op_type, records_itself=False, no_gradient=False):
+    """Register `body` as TF's raw op `op_type`: `body` takes the op's keyword arguments
+    (TF's names, checked against raw_op_defs.json) and `name`. It is recorded as one node
+    of type `op_type` unless it `records_itself` (Const, Placeholder and NoOp are made by
+    the functions that make them everywhere)."""
+    def register(body):
+        wanted = [entry[0] for entry in OP_DEFS[op_type]["params"]] + ["name"]
+        found = list(inspect.signature(body).parameters)
+        if found != wanted:
+            raise TypeError("raw op %s: body takes %s, TF's arguments are %s"
+                            % (op_type, found, wanted))
+        body.__name__ = body.__qualname__ = op_type
+        call = body if records_itself else \
+            op(graph_name=op_type, no_gradient=no_gradient)(_with_outputs(op_type, body))
+        entry = _keyword_only(op_type, call)
+        RAW_OPS[op_type] = entry
+        tf_export("raw_ops." + op_type)(entry)
+        return body
+    return register
+
+
+def _with_outputs(op_type, body):
+    """`body` returning TF's namedtuple when the op has several outputs."""
+    output_class = _output_class(op_type)
+    if output_class is None:
+        return body
+
+    def named(**kwargs):
+        return output_class(*body(**kwargs))
+    named.__name__ = named.__qualname__ = op_type
+    return named
+
+
+def _same_arguments(op_type, target):
+    """Register raw op `op_type` as `target` (a tfcompat op) called with the raw op's
+    arguments, in TF's order."""
+    names = [entry[0] for entry in OP_DEFS[op_type]["params"]]
+
+    def body(**arguments):
+        return run_impl(target, *[arguments[n] for n in names])
+    body.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names] +
+        [inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    raw_op(op_type)(body)
+
+
+# ---------------------------------------------------------------- ops taking TF's arguments
+
+for _op_type, _target in {
+        # unary math and activations
+        "Abs": math_ops.abs, "Neg": math_ops.negative, "Sign": math_ops.sign,
+        "Square": math_ops.square, "Sqrt": math_ops.sqrt, "Rsqrt": math_ops.rsqrt,
+        "Exp": math_ops.exp, "Expm1": math_ops.expm1, "Log": math_ops.log,
+        "Log1p": math_ops.log1p, "Reciprocal": math_ops.reciprocal, "Round": math_ops.round,
+        "Rint": math_ops.rint, "Floor": math_ops.floor, "Ceil": math_ops.ceil,
+        "Sin": math_ops.sin, "Cos": math_ops.cos, "Tan": math_ops.tan, "Asin": math_ops.asin,
+        "Acos": math_ops.acos, "Atan": math_ops.atan, "Sinh": math_ops.sinh,
+        "Cosh": math_ops.cosh, "Tanh": math_ops.tanh, "Asinh": math_ops.asinh,
+        "Acosh": math_ops.acosh, "Atanh": math_ops.atanh, "Sigmoid": math_ops.sigmoid,
+        "Erf": math_ops.erf, "Erfc": math_ops.erfc, "IsNan": math_ops.is_nan,
+        "IsInf": math_ops.is_inf, "IsFinite": math_ops.is_finite,
+        "LogicalNot": math_ops.logical_not, "Relu": nn_ops.relu, "Relu6": nn_ops.relu6,
+        "Elu": nn_ops.elu, "Selu": nn_ops.selu, "Softplus": nn_ops.softplus,
+        "Softsign": nn_ops.softsign, "LeakyRelu": nn_ops.leaky_relu,
+        "Softmax": nn_ops.softmax, "LogSoftmax": nn_ops.log_softmax,
+        # binary math
+        "Add": math_ops.add, "AddV2": math_ops.add, "Sub": math_ops.subtract,
+        "Mul": math_ops.multiply, "Pow": math_ops.pow, "Maximum": math_ops.maximum,
+        "Minimum": math_ops.minimum, "Atan2": math_ops.atan2,
+        "TruncateMod": math_ops.truncatemod, "FloorMod": math_ops.floormod,
+        "SquaredDifference": math_ops.squared_difference, "RealDiv": math_ops.realdiv,
+        "FloorDiv": math_ops.floordiv, "TruncateDiv": math_ops.truncatediv,
+        "Div": math_ops.div, "DivNoNan": math_ops.divide_no_nan, "Xdivy": math_ops.xdivy,
+        "Xlogy": math_ops.xlogy, "Less": math_ops.less, "LessEqual": math_ops.less_equal,
+        "Greater": math_ops.greater, "GreaterEqual": math_ops.greater_equal,
+        "LogicalAnd": math_ops.logical_and, "LogicalOr": math_ops.logical_or,
+        "BitwiseAnd": math_ops.bitwise_and, "BitwiseOr": math_ops.bitwise_or,
+        "BitwiseXor": math_ops.bitwise_xor, "LeftShift": math_ops.left_shift,
+        "RightShift": math_ops.right_shift, "Invert": math_ops.invert,
+        "AddN": math_ops.add_n, "BiasAdd": nn_ops.bias_add,
+        "ClipByValue": clip_ops.clip_by_value,
+        # reductions: (input, axis, keep_dims)
+        "Mean": math_ops.reduce_mean, "Sum": math_ops.reduce_sum, "Max": math_ops.reduce_max,
+        "Min": math_ops.reduce_min, "Prod": math_ops.reduce_prod, "All": math_ops.reduce_all,
+        "Any": math_ops.reduce_any, "ArgMax": math_ops.argmax_v2,
+        "ArgMin": math_ops.argmin_v2, "Cumsum": math_ops.cumsum, "Cumprod": math_ops.cumprod,
+        # array ops
+        "Identity": array_ops.identity, "IdentityN": array_ops.identity_n,
+        "StopGradient": array_ops.stop_gradient, "ZerosLike": array_ops.zeros_like_v2,
+        "OnesLike": array_ops.ones_like_v2, "Rank": array_ops.rank,
+        "Shape": array_ops.shape, "Size": array_ops.size, "Reshape": array_ops.reshape,
+        "ExpandDims": array_ops.expand_dims, "Tile": array_ops.tile,
+        "Slice": array_ops.slice, "StridedSlice": array_ops.strided_slice,
+        "Transpose": array_ops.transpose, "Pad": array_ops.pad, "Fill": array_ops.fill,
+        "BroadcastTo": array_ops.broadcast_to, "ConcatV2": array_ops.concat,
+        "Pack": array_ops.stack, "Unpack": array_ops.unstack,
+        "Select": array_ops.where, "SelectV2": array_ops.where_v2, "Where": array_ops.where,
+}.items():
+    _same_arguments(_op_type, _target)
+
+
+# ---------------------------------------------------------------- ops needing their attrs mapped
+
+
+@raw_op("Const", records_itself=True)
+def _const(value, dtype, name=None):
+    """`value` a TensorProto (as in a NodeDef) or anything `tf.constant` takes."""
+    dtype = dtypes.as_dtype(dtype)
+    if type(value).__name__ == "TensorProto":
+        value = _tensor_value(value, dtype)
+    return constant(value, dtype=dtype, name=name)
+
+
+@raw_op("Placeholder", records_itself=True)
+def _placeholder(dtype, shape=None, name=None):
+    return placeholder(dtype, shape, name=name)
+
+
+@raw_op("PlaceholderWithDefault", records_itself=True)
+def _placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's name
+    return placeholder_with_default(input, shape, name=name)
+
+
+@raw_op("NoOp", records_itself=True)
+def _no_op(name=None):
+    return control_flow_ops.no_op(name=name)
+
+
+@raw_op("Cast")
+def _cast(x, DstT, Truncate=False, name=None):  # noqa: N803 - TF's attr names
+    return run_impl(math_ops.cast, x, dtypes.as_dtype(DstT))
+
+
+@raw_op("MatMul")
+def _mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=False,
+             name=None):
+    return run_impl(math_ops.matmul, a, b, transpose_a, transpose_b)
+
+
+@raw_op("BatchMatMulV2")
+def _batch_mat_mul_v2(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False, name=None):
+    return run_impl(math_ops.matmul, x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+
+
+@raw_op("Squeeze")
+def _squeeze(input, axis=(), name=None):  # noqa: A002 - TF's name
+    """TF's empty `axis` squeezes every size-1 dim."""
+    return run_impl(array_ops.squeeze, input, list(axis) or None)
+
+
+@raw_op("GatherV2")
+def _gather_v2(params, indices, axis, batch_dims=0, name=None):
+    return run_impl(array_ops.gather, params, indices, axis=axis, batch_dims=batch_dims)
+
+
+@raw_op("GatherNd")
+def _gather_nd(params, indices, bad_indices_policy="", name=None):
+    """Out-of-range indices raise, TF's CPU behaviour (its default policy)."""
+    return run_impl(array_ops.gather_nd, params, indices)
+
+
+@raw_op("Split")
+def _split(axis, value, num_split, name=None):
+    return run_impl(array_ops.split, value, num_split, axis)
+
+
+@raw_op("SplitV")
+def _split_v(value, size_splits, axis, num_split, name=None):
+    return run_impl(array_ops.split, value, size_splits, axis, num_split)
+
+
+@raw_op("Concat")
+def _concat(concat_dim, values, name=None):
+    return run_impl(array_ops.concat, values, concat_dim)
+
+
+@raw_op("PadV2")
+def _pad_v2(input, paddings, constant_values, name=None):  # noqa: A002 - TF's name
+    return run_impl(array_ops.pad, input, paddings, "CONSTANT", constant_values)
+
+
+@raw_op("MirrorPad")
+def _mirror_pad(input, paddings, mode, name=None):  # noqa: A002 - TF's name
+    return run_impl(array_ops.pad, input, paddings, mode)
+
+
+@raw_op("Range")
+def _range(start, limit, delta, name=None):
+    return run_impl(array_ops.range, start, limit, delta)
+
+
+@raw_op("OneHot")
+def _one_hot(indices, depth, on_value, off_value, axis=-1, name=None):
+    return run_impl(array_ops.one_hot, indices, depth, on_value, off_value, axis)
+
+
+@raw_op("TopKV2")
+def _top_k_v2(input, k, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
+    values, indices = run_impl(nn_ops.top_k, input, k, sorted)
+    return values, indices.to(dtypes.as_dtype(index_type).torch_dtype)
+
+
+@raw_op("Einsum")
+def _einsum(inputs, equation, name=None):
+    return run_impl(math_ops.einsum, equation, *inputs)
+
+
+# ---------------------------------------------------------------- convolution, pooling, norms
+
+
+def _padding(padding, explicit_paddings):
+    """TF's `padding` attr: "EXPLICIT" takes (before, after) pairs from `explicit_paddings`
+    (two ints per dimension, batch and channels included)."""
+    if padding != "EXPLICIT":
+        return padding
+    flat = [int(v) for v in explicit_paddings]
+    return [flat[i:i + 2] for i in range(0, len(flat), 2)]
+
+
+@raw_op("Conv2D")
+def _conv2d(input, filter, strides, padding, use_cudnn_on_gpu=True,  # noqa: A002
+            explicit_paddings=(), data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    return run_impl(nn_ops.conv2d_v2, input, filter, strides,
+                    _padding(padding, explicit_paddings), data_format, dilations)
+
+
+@raw_op("Conv2DBackpropInput")
+def _conv2d_backprop_input(input_sizes, filter, out_backprop, strides,  # noqa: A002
+                           padding, use_cudnn_on_gpu=True, explicit_paddings=(),
+                           data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """The transposed convolution (what `tf.nn.conv2d_transpose` records)."""
+    return run_impl(nn_ops.conv2d_transpose_v2, out_backprop, filter, input_sizes, strides,
+                    _padding(padding, explicit_paddings), data_format, dilations)
+
+
+@raw_op("DepthwiseConv2dNative")
+def _depthwise_conv2d_native(input, filter, strides, padding,  # noqa: A002 - TF's names
+                             explicit_paddings=(), data_format="NHWC",
+                             dilations=(1, 1, 1, 1), name=None):
+    return run_impl(nn_ops.depthwise_conv2d_native, input, filter, strides,
+                    _padding(padding, explicit_paddings), data_format, dilations)
+
+
+@raw_op("MaxPool")
+def _max_pool(input, ksize, strides, padding, explicit_paddings=(),  # noqa: A002
+              data_format="NHWC", name=None):
+    return run_impl(nn_ops.max_pool_v2, input, ksize, strides,
+                    _padding(padding, explicit_paddings), data_format)
+
+
+@raw_op("AvgPool")
+def _avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None):
+    return run_impl(nn_ops.avg_pool, value, ksize, strides, padding, data_format)
+
+
+def _fused_batch_norm(x, scale, offset, mean, variance, epsilon, exponential_avg_factor,
+                      data_format, is_training, reserve_spaces):
+    """TF's FusedBatchNorm kernels: (y, batch_mean, batch_variance) and the reserve
+    spaces, which hold the mean and variance again (V3's third is empty). tfcompat's op
+    raises epsilon to cuDNN's minimum 1.001e-5, as TF's Python wrapper does (the raw kernel
+    takes a smaller one as given)."""
+    y, batch_mean, batch_variance = run_impl(
+        nn_ops.fused_batch_norm, x, scale, offset, mean, variance, epsilon, data_format,
+        is_training, exponential_avg_factor=exponential_avg_factor)
+    spaces = [batch_mean, batch_variance, torch.empty(0, dtype=batch_mean.dtype,
+                                                      device=batch_mean.device)]
+    return (y, batch_mean, batch_variance) + tuple(spaces[:reserve_spaces])
+
+
+@raw_op("FusedBatchNorm")
+def _fused_batch_norm_v1(x, scale, offset, mean, variance, epsilon=0.0001,
+                         exponential_avg_factor=1.0, data_format="NHWC", is_training=True,
+                         name=None):
+    return _fused_batch_norm(x, scale, offset, mean, variance, epsilon,
+                             exponential_avg_factor, data_format, is_training, 2)
+
+
+@raw_op("FusedBatchNormV2")
+def _fused_batch_norm_v2(x, scale, offset, mean, variance, epsilon=0.0001,
+                         exponential_avg_factor=1.0, data_format="NHWC", is_training=True,
+                         name=None):
+    return _fused_batch_norm(x, scale, offset, mean, variance, epsilon,
+                             exponential_avg_factor, data_format, is_training, 2)
+
+
+@raw_op("FusedBatchNormV3")
+def _fused_batch_norm_v3(x, scale, offset, mean, variance, epsilon=0.0001,
+                         exponential_avg_factor=1.0, data_format="NHWC", is_training=True,
+                         name=None):
+    return _fused_batch_norm(x, scale, offset, mean, variance, epsilon,
+                             exponential_avg_factor, data_format, is_training, 3)
+
+
+@raw_op("ResizeBilinear")
+def _resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    return run_impl(image_ops.resize_bilinear, images, size, align_corners,
+                    half_pixel_centers=half_pixel_centers)
+
+
+@raw_op("ResizeNearestNeighbor")
+def _resize_nearest_neighbor(images, size, align_corners=False, half_pixel_centers=False,
+                             name=None):
+    return run_impl(image_ops.resize_nearest_neighbor, images, size, align_corners,
+                    half_pixel_centers=half_pixel_centers)
+
+
+@raw_op("ResizeBicubic")
+def _resize_bicubic(images, size, align_corners=False, half_pixel_centers=False, name=None):
+    return run_impl(image_ops.resize_bicubic, images, size, align_corners,
+                    half_pixel_centers=half_pixel_centers)
+
+
+def unsupported_op_types(op_types):
+    """The op types of `op_types` (an iterable, repeats counted) without a raw-op entry:
+    {op type: count}."""
+    missing = collections.Counter(t for t in op_types if t not in RAW_OPS)
+    return dict(missing.most_common())
