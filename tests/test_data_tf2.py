@@ -671,3 +671,146 @@ def test_ragged_elements_slice_batch_and_unbatch():
     flat, splits = graph_values(lambda: sliced.batch(3).map(
         lambda r: (r.flat_values, r.row_splits)), 1)[0]
     assert flat.tolist() == [1, 2, 3] and splits.tolist() == [0, 1, 3, 3]
+
+
+# ---------------------------------------------------------------- more of tf.data.experimental
+
+
+def test_group_by_reducer():
+    reducer = experimental.Reducer(init_func=lambda k: tf.constant(0, tf.int64),
+                                   reduce_func=lambda s, x: s + x, finalize_func=lambda s: s)
+    ds = Dataset.range(10).apply(experimental.group_by_reducer(lambda x: x % 3, reducer))
+    assert ds.element_spec == TensorSpec([], tf.int64)
+    assert values(ds) == [18, 12, 15]
+    pairs = experimental.Reducer(lambda k: (k, tf.constant(0, tf.int64)),
+                                 lambda s, x: (s[0], s[1] + x), lambda key, total: total * 10)
+    assert values(Dataset.range(5).apply(experimental.group_by_reducer(lambda x: x % 2, pairs))) \
+        == [60, 40]
+
+
+def test_optional_and_get_next_as_optional():
+    iterator = iter(Dataset.range(2))
+    first = iterator.get_next_as_optional()
+    iterator.get_next_as_optional()
+    last = iterator.get_next_as_optional()
+    assert bool(first.has_value()) and int(first.get_value()) == 0
+    assert first.element_spec == TensorSpec([], tf.int64)
+    assert not bool(last.has_value())
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="The given optional does not have a value."):
+        last.get_value()
+    value = tf.experimental.Optional.from_value((1, 2.0)).get_value()
+    assert plain(value) == (1, 2.0) and value[0].dtype == tf.int32
+    assert not bool(tf.experimental.Optional.empty(TensorSpec([], tf.int32)).has_value())
+    assert int(experimental.get_next_as_optional(iter(Dataset.range(3))).get_value()) == 0
+
+
+def test_at_pad_to_cardinality_and_dense_to_sparse_batch():
+    assert int(experimental.at(Dataset.range(10), 3)) == 3
+    for index in (-1, 10):
+        with pytest.raises(errors.OutOfRangeError,
+                           match=r"Index out of range \[0, 10\):%d" % index):
+            experimental.at(Dataset.range(10), index)
+    padded = Dataset.from_tensor_slices({"a": [1, 2]}).apply(experimental.pad_to_cardinality(4))
+    assert padded.element_spec == {"a": TensorSpec([], tf.int32),
+                                   "valid": TensorSpec([], tf.bool)}
+    assert values(padded) == [{"a": 1, "valid": True}, {"a": 2, "valid": True},
+                              {"a": 0, "valid": False}, {"a": 0, "valid": False}]
+    with pytest.raises(ValueError, match="must have a cardinalty less than the target "
+                                         r"cardinality \(1\), but has cardinality 2"):
+        Dataset.from_tensor_slices({"a": [1, 2]}).apply(experimental.pad_to_cardinality(1))
+    with pytest.raises(ValueError, match="requires its input dataset to be a dictionary."):
+        Dataset.range(2).apply(experimental.pad_to_cardinality(4))
+    rows = Dataset.from_tensor_slices(tf.constant([[1, 0, 2], [0, 0, 0], [3, 4, 0]],
+                                                  tf.int64)).map(
+        lambda x: tf.boolean_mask(x, x > 0))
+    sparse = rows.apply(experimental.dense_to_sparse_batch(2, [4]))
+    assert sparse.element_spec == tf.SparseTensorSpec([None, 4], tf.int64)
+    assert [(tf.sparse.to_dense(s).numpy().tolist(), s.dense_shape.numpy().tolist(),
+             s.indices.numpy().tolist()) for s in sparse] == [
+        ([[1, 2, 0, 0], [0, 0, 0, 0]], [2, 4], [[0, 0], [0, 1]]),
+        ([[3, 4, 0, 0]], [1, 4], [[0, 0], [0, 1]])]
+    with pytest.raises(errors.DataLossError, match=r"Input element had shape \(\[2\]\) that "
+                                                   r"is larger than the row shape \(\[1\]\)."):
+        values(rows.apply(experimental.dense_to_sparse_batch(2, [1])))
+
+
+def test_tfrecord_writer_and_device_transformations(tmp_path):
+    name = str(tmp_path / "w.tfrecord")
+    experimental.TFRecordWriter(name).write(Dataset.from_tensor_slices([b"a", b"bc"]))
+    assert values(tf.data.TFRecordDataset(name)) == [b"a", b"bc"]
+    with pytest.raises(TypeError, match="Expected a`dataset` that produces scalar `tf.string` "
+                                        "elements"):
+        experimental.TFRecordWriter(name).write(Dataset.range(2))
+    assert values(Dataset.range(3).apply(experimental.prefetch_to_device("/cpu:0"))) == \
+        [0, 1, 2]
+    assert values(Dataset.range(3).apply(experimental.copy_to_device("/cpu:0"))) == [0, 1, 2]
+    assert experimental.enable_debug_mode() is None
+
+
+def _example(i):
+    return tf.train.Example(features=tf.train.Features(feature={
+        "x": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+        "y": tf.train.Feature(float_list=tf.train.FloatList(value=[i * 0.5, i * 1.5]))}))
+
+
+def test_parse_example_dataset_and_make_batched_features_dataset(tmp_path):
+    name = str(tmp_path / "ex.tfrecord")
+    with tf.io.TFRecordWriter(name) as writer:
+        for i in range(5):
+            writer.write(_example(i).SerializeToString())
+    features = {"x": tf.io.FixedLenFeature([], tf.int64),
+                "y": tf.io.FixedLenFeature([2], tf.float32)}
+    parsed = tf.data.TFRecordDataset(name).batch(2).apply(
+        experimental.parse_example_dataset(features))
+    assert values(parsed) == [{"x": [0, 1], "y": [[0.0, 0.0], [0.5, 1.5]]},
+                              {"x": [2, 3], "y": [[1.0, 3.0], [1.5, 4.5]]},
+                              {"x": [4], "y": [[2.0, 6.0]]}]
+    labeled = experimental.make_batched_features_dataset(name, 2, features, label_key="x",
+                                                         num_epochs=1, shuffle=False)
+    assert values(labeled) == [({"y": [[0.0, 0.0], [0.5, 1.5]]}, [0, 1]),
+                               ({"y": [[1.0, 3.0], [1.5, 4.5]]}, [2, 3]),
+                               ({"y": [[2.0, 6.0]]}, [4])]
+    assert experimental.make_batched_features_dataset(
+        name, 2, features, num_epochs=1, shuffle=False).element_spec == {
+            "x": TensorSpec([None], tf.int64), "y": TensorSpec([None, 2], tf.float32)}
+    assert experimental.make_batched_features_dataset(
+        name, 2, features, shuffle=False).element_spec == {
+            "x": TensorSpec([2], tf.int64), "y": TensorSpec([2, 2], tf.float32)}
+
+
+def test_sql_dataset(tmp_path):
+    import sqlite3
+    name = str(tmp_path / "db.sqlite")
+    connection = sqlite3.connect(name)
+    connection.execute("create table t (name text, age int, score real)")
+    connection.executemany("insert into t values (?,?,?)", [("a", 1, 0.5), ("b", 2, 1.5)])
+    connection.commit()
+    connection.close()
+    ds = experimental.SqlDataset("sqlite", name, "SELECT name, age, score FROM t",
+                                 (tf.string, tf.int32, tf.float64))
+    assert values(ds) == [(b"a", 1, 0.5), (b"b", 2, 1.5)]
+    with pytest.raises(errors.InvalidArgumentError, match="The database type, mysql, is not "
+                                                          "supported by SqlDataset."):
+        experimental.SqlDataset("mysql", name, "SELECT name FROM t", (tf.string,))
+    with pytest.raises(errors.InvalidArgumentError, match=r"The number of columns in query "
+                                                          r"\(2\) must match the number of "
+                                                          r"elements in output_types \(1\)."):
+        values(experimental.SqlDataset("sqlite", name, "SELECT name, age FROM t",
+                                       (tf.string,)))
+
+
+def test_snapshot(tmp_path):
+    path = str(tmp_path / "snap")
+    calls = []
+
+    def record(x):
+        calls.append(1)
+        return x
+    ds = Dataset.range(4).map(lambda x: tf.py_function(record, [x], tf.int64)).snapshot(path)
+    assert values(ds.take(2)) == [0, 1]         # a partial pass writes no snapshot
+    assert values(ds) == [0, 1, 2, 3]
+    done = len(calls)
+    assert values(ds) == [0, 1, 2, 3] and len(calls) == done      # read back
+    assert values(Dataset.range(4).apply(experimental.snapshot(path))) == [0, 1, 2, 3]
+    assert values(Dataset.range(3, 5).snapshot(str(tmp_path / "other"))) == [3, 4]

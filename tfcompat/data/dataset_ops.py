@@ -229,7 +229,8 @@ class Chunk(object):
             stacked = self._stacked
             leaves = flatten(stacked)
             rows = zip(*[_slice_leaf(leaf) for leaf in leaves])
-            if type(stacked) is tuple and len(leaves) == len(stacked):   # a flat tuple
+            if type(stacked) is tuple and not any(isinstance(c, (tuple, list, dict))
+                                                  for c in stacked):   # a flat tuple
                 self._elements = list(rows)
             elif len(leaves) == 1 and stacked is leaves[0]:
                 self._elements = [row[0] for row in rows]
@@ -563,6 +564,10 @@ class Dataset(object):
             if own is not None:
                 result = result.merge(own)
         return result
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None,
+                 name=None):
+        return SnapshotDataset(self, path, compression, reader_func, shard_func)
 
     def ignore_errors(self, log_warning=False, name=None):
         return IgnoreErrorsDataset(self)
@@ -2739,48 +2744,58 @@ def _save_compression(compression):
     return _SAVE_COMPRESSIONS[value]
 
 
-def save_dataset(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
-    """Write every element of `dataset` under the directory `path` (see the module
-    docstring); `shard_func(element)` -> scalar int64 picks each element's shard file."""
-    if checkpoint_args is not None:
-        raise NotImplementedError("tf.data.Dataset.save(checkpoint_args=...) is not supported "
-                                  "by tfcompat")
-    path = os.fspath(path.decode() if isinstance(path, bytes) else path)
-    kind = _save_compression(compression)
-    spec = dataset.element_spec
+def _shard_of(shard_func, element):
+    if shard_func is None:
+        return 0
+    value = structure.torch_value(normalize_element(
+        execution.call(call_with_element, shard_func, element)))
+    if isinstance(value, np.ndarray) or value.dtype != torch.int64 or value.ndim != 0:
+        raise errors.InvalidArgumentError("`shard_func` must return a scalar int64.")
+    if value < 0:
+        raise errors.InvalidArgumentError("`shard_func` must return a non-negative shard "
+                                          "index, got %d" % int(value))
+    return int(value)
+
+
+def _saving(elements, spec, path, kind, shard_func):
+    """Yield `elements` while writing them under the directory `path`; its metadata file is
+    written once all are, so a partial write is never loaded."""
     spec_json = _spec_to_json(spec)
     os.makedirs(path, exist_ok=True)
     for name in os.listdir(path):
-        if name.startswith("shard-") and name.endswith(".tfrecord"):
+        if name == _SPEC_FILE or (name.startswith("shard-") and name.endswith(".tfrecord")):
             os.remove(os.path.join(path, name))
     writers, count = {}, 0
     try:
-        for element in dataset._eager_elements():
-            shard = 0
-            if shard_func is not None:
-                result = normalize_element(execution.call(call_with_element, shard_func,
-                                                          element))
-                value = structure.torch_value(result)
-                if isinstance(value, np.ndarray) or value.dtype != torch.int64 or \
-                        value.ndim != 0:
-                    raise errors.InvalidArgumentError("`shard_func` must return a scalar "
-                                                      "int64.")
-                shard = int(value)
-                if shard < 0:
-                    raise errors.InvalidArgumentError("`shard_func` must return a "
-                                                      "non-negative shard index, got %d"
-                                                      % shard)
+        for element in elements:
+            shard = _shard_of(shard_func, element)
             writer = writers.get(shard)
             if writer is None:
                 writer = writers[shard] = TFRecordWriter(_shard_path(path, shard), kind)
             writer.write(_encode_element(element))
             count += 1
+            yield element
     finally:
         for writer in writers.values():
             writer.close()
     with open(os.path.join(path, _SPEC_FILE), "w") as f:
         json.dump({"format": _SAVE_FORMAT, "compression": kind, "element_spec": spec_json,
                    "cardinality": count, "shards": sorted(writers)}, f)
+
+
+def _directory(path):
+    return os.fspath(path.decode() if isinstance(path, bytes) else path)
+
+
+def save_dataset(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    """Write every element of `dataset` under the directory `path` (see the module
+    docstring); `shard_func(element)` -> scalar int64 picks each element's shard file."""
+    if checkpoint_args is not None:
+        raise NotImplementedError("tf.data.Dataset.save(checkpoint_args=...) is not supported "
+                                  "by tfcompat")
+    for _ in _saving(dataset._eager_elements(), dataset.element_spec, _directory(path),
+                     _save_compression(compression), shard_func):
+        pass
 
 
 def _read_save_metadata(path):
@@ -2816,7 +2831,7 @@ class LoadDataset(Dataset):
     element at a time, as TF's default reader does."""
 
     def __init__(self, path, element_spec, compression, reader_func):
-        self._path = os.fspath(path.decode() if isinstance(path, bytes) else path)
+        self._path = _directory(path)
         self._given_compression = compression
         self._reader_func = reader_func
         self._metadata = None
@@ -2855,3 +2870,37 @@ class LoadDataset(Dataset):
             if not isinstance(reader, Dataset):
                 raise TypeError("`reader_func` must return a `Dataset`, got %r" % (reader,))
         yield from reader._iter({})
+
+
+class SnapshotDataset(Dataset):
+    """`snapshot(path)`: the first complete pass writes the elements under `path` (the
+    format of `save`), later passes (in this or another program) read them back. A snapshot
+    of elements of another spec is written anew. Where we differ: TF keeps one snapshot per
+    pipeline fingerprint under `path`, we one per directory; compression "AUTO" (TF: snappy)
+    writes uncompressed."""
+
+    def __init__(self, input_dataset, path, compression, reader_func, shard_func):
+        self._inputs = (input_dataset,)
+        self._path = _directory(path)
+        self._compression = "" if compression == "AUTO" else _save_compression(compression)
+        self._reader_func = reader_func
+        self._shard_func = shard_func
+
+    def _compute_spec(self):
+        return self._inputs[0].element_spec
+
+    def _cardinality(self):
+        return self._inputs[0]._cardinality()
+
+    def _complete(self):
+        try:
+            metadata = _read_save_metadata(self._path)
+        except errors.OpError:     # none yet, or not ours
+            return False
+        return metadata["element_spec"] == _spec_to_json(self.element_spec)
+
+    def _iter(self, env):
+        if self._complete():
+            return LoadDataset(self._path, self.element_spec, None, self._reader_func)._iter({})
+        return _saving(self._inputs[0]._iter(env), self.element_spec, self._path,
+                       self._compression, self._shard_func)

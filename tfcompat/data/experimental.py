@@ -1,14 +1,24 @@
 """`tf.data.experimental`: the transformation functions scripts use with `apply`, and the
 experimental names of what became `tf.data.Dataset` methods."""
+import numpy as np
+import torch
+
 from tfcompat._api import tf_export
-from tfcompat.data import structure
+from tfcompat.data import execution, structure
 from tfcompat.data.dataset_ops import (
-    INFINITE, CounterDataset, Dataset, DirectedInterleaveDataset, LoadDataset,
-    _ListDataset, save_dataset)
+    AUTOTUNE, INFINITE, CounterDataset, Dataset, DirectedInterleaveDataset, LoadDataset,
+    _ListDataset, save_dataset, trace_function)
 from tfcompat.data.dataset_ops import sample_from_datasets as _sample_from_datasets
 from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
+from tfcompat.data.structure import SparseTensorSpec
+from tfcompat.data.structured_function import call_with_element
 from tfcompat.framework import dtypes, errors
+from tfcompat.framework.tensor import EagerTensor
+from tfcompat.function import TensorSpec
+from tfcompat.io.tf_record import TFRecordOptions
+from tfcompat.io.tf_record import TFRecordWriter as _RecordWriter
+from tfcompat.ops.sparse_ops import SparseTensor
 
 
 @tf_export("data.experimental.map_and_batch")
@@ -203,6 +213,216 @@ def get_structure(dataset_or_iterator):
                         "`tf.data.Dataset` or tf.data.Iterator object, but got %s."
                         % type(dataset_or_iterator))
     return spec
+
+
+@tf_export("data.experimental.Reducer")
+class Reducer(object):
+    """`tf.data.experimental.Reducer(init_func, reduce_func, finalize_func)` for
+    `group_by_reducer`."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self._init_func = init_func
+        self._reduce_func = reduce_func
+        self._finalize_func = finalize_func
+
+    init_func = property(lambda self: self._init_func)
+    reduce_func = property(lambda self: self._reduce_func)
+    finalize_func = property(lambda self: self._finalize_func)
+
+
+@tf_export("data.experimental.group_by_reducer")
+def group_by_reducer(key_func, reducer):
+    """Elements grouped by `key_func` (a tf.int64 scalar), each group folded with the
+    reducer: state = init_func(key), then reduce_func(state, element) per element; at the
+    end of the input each group gives finalize_func(state) (a tuple state unpacked), in
+    increasing key order as TF."""
+    def apply(dataset):
+        return _GroupByReducer(dataset, key_func, reducer)
+    return apply
+
+
+def _key_of(key_func, element):
+    key = structure.torch_value(structure.normalize_element(call_with_element(key_func,
+                                                                              element)))
+    if isinstance(key, np.ndarray) or key.dtype != torch.int64 or key.ndim != 0:
+        raise ValueError("`key_func` must return a single tf.int64 scalar tensor.")
+    return int(key)
+
+
+class _GroupByReducer(Dataset):
+    def __init__(self, input_dataset, key_func, reducer):
+        self._inputs = (input_dataset,)
+        self._key_func = key_func
+        self._reducer = reducer
+
+    def _compute_spec(self):
+        try:
+            state = trace_function(self._reducer.init_func, TensorSpec([], dtypes.int64))
+            state_spec = structure.element_spec(structure.normalize_element(state))
+            return structure.element_spec(structure.normalize_element(trace_function(
+                self._reducer.finalize_func, state_spec)))
+        except Exception:   # not traceable: from the first output
+            return self._first_element_spec()
+
+    def _iter(self, env):
+        states = {}
+        reducer = self._reducer
+        for element in self._inputs[0]._iter(env):
+            key = execution.call(_key_of, self._key_func, element)
+            if key not in states:
+                states[key] = structure.normalize_element(execution.call(
+                    reducer.init_func, EagerTensor(torch.tensor(key, dtype=torch.int64))))
+            states[key] = structure.normalize_element(execution.call(
+                reducer.reduce_func, states[key], element))
+        for key in sorted(states):
+            yield structure.normalize_element(execution.call(
+                call_with_element, reducer.finalize_func, states[key]))
+
+
+@tf_export("data.experimental.get_next_as_optional")
+def get_next_as_optional(iterator):
+    return iterator.get_next_as_optional()
+
+
+@tf_export("data.experimental.at")
+def at(dataset, index):
+    """The element at `index` (OutOfRangeError outside [0, cardinality), as TF)."""
+    index = int(index)
+    count = int(dataset.cardinality())
+    if index >= 0:
+        for position, element in enumerate(dataset._eager_elements()):
+            if position == index:
+                return element
+    raise errors.OutOfRangeError("Index out of range [0, %d):%d" % (
+        count if count >= 0 else index, index))
+
+
+@tf_export("data.experimental.pad_to_cardinality")
+def pad_to_cardinality(cardinality, mask_key="valid"):
+    """Dict elements padded with zero elements up to `cardinality` elements, each with a
+    boolean `mask_key` entry saying whether it is real."""
+    def apply(dataset):
+        spec = dataset.element_spec
+        if not isinstance(spec, dict):
+            raise ValueError("`pad_to_cardinality` requires its input dataset to be a "
+                             "dictionary.")
+        count = int(dataset.cardinality())
+        if count > cardinality:
+            raise ValueError("The dataset passed into `pad_to_cardinality` must have a "
+                             "cardinalty less than the target cardinality (%d), but has "
+                             "cardinality %d" % (cardinality, count))
+        if count < 0:
+            raise ValueError("The dataset passed into `pad_to_cardinality` must have a known "
+                             "cardinalty, but has cardinality %d" % count)
+        padding = {key: EagerTensor(np.full(s.shape.as_list(), b"", dtype=object)
+                                    if s.dtype is dtypes.string else
+                                    torch.zeros(s.shape.as_list(), dtype=s.dtype.torch_dtype))
+                   for key, s in spec.items()}
+        padding[mask_key] = EagerTensor(torch.tensor(False))
+        padded = dataset.map(lambda element: dict(element, **{
+            mask_key: EagerTensor(torch.tensor(True))}))
+        return padded.concatenate(Dataset.from_tensors(padding).repeat(cardinality - count))
+    return apply
+
+
+@tf_export("data.experimental.dense_to_sparse_batch")
+def dense_to_sparse_batch(batch_size, row_shape):
+    """Batches of `batch_size` elements of varying shapes as SparseTensors of dense shape
+    [batch, *row_shape] (an unknown row dimension: the longest element's), as TF."""
+    def apply(dataset):
+        return _DenseToSparseBatch(dataset, int(batch_size), row_shape)
+    return apply
+
+
+class _DenseToSparseBatch(Dataset):
+    def __init__(self, input_dataset, batch_size, row_shape):
+        self._inputs = (input_dataset,)
+        self._size = batch_size
+        self._row_shape = [None if d is None or d == -1 else int(d) for d in (
+            row_shape.as_list() if hasattr(row_shape, "as_list") else row_shape)]
+
+    def _compute_spec(self):
+        spec = self._inputs[0].element_spec
+        return SparseTensorSpec([None] + self._row_shape, spec.dtype)
+
+    def _batch(self, elements):
+        values = [structure.torch_value(e) for e in elements]
+        dims = []
+        for axis, want in enumerate(self._row_shape):
+            longest = max(v.shape[axis] for v in values)
+            if want is not None and longest > want:
+                raise errors.DataLossError(
+                    "Input element had shape (%s) that is larger than the row shape (%s)."
+                    % (list(values[0].shape), self._row_shape))
+            dims.append(longest if want is None else want)
+        indices = [torch.cat([torch.full((int(np.prod(v.shape)), 1), row, dtype=torch.int64),
+                              torch.cartesian_prod(*[torch.arange(n) for n in v.shape])
+                              .reshape(-1, v.ndim)], dim=1)
+                   for row, v in enumerate(values)]
+        flat = [v.reshape(-1) for v in values]
+        flat = np.concatenate(flat) if isinstance(flat[0], np.ndarray) else torch.cat(flat)
+        return SparseTensor(EagerTensor(torch.cat(indices)), EagerTensor(flat), EagerTensor(
+            torch.tensor([len(values)] + dims, dtype=torch.int64)))
+
+    def _iter(self, env):
+        batch = []
+        for element in self._inputs[0]._iter(env):
+            batch.append(element)
+            if len(batch) == self._size:
+                yield self._batch(batch)
+                batch = []
+        if batch:
+            yield self._batch(batch)
+
+
+@tf_export("data.experimental.TFRecordWriter")
+class TFRecordWriter(object):
+    """`tf.data.experimental.TFRecordWriter(filename, compression_type)`: `write(dataset)`
+    writes a dataset of scalar strings as one TFRecord file."""
+
+    def __init__(self, filename, compression_type=None):
+        self._filename = filename
+        self._options = TFRecordOptions.get_compression_type_string(compression_type)
+
+    def write(self, dataset):
+        spec = dataset.element_spec
+        if spec != TensorSpec([], dtypes.string):
+            raise TypeError("Invalid `dataset`. Expected a`dataset` that produces scalar "
+                            "`tf.string` elements, but got a dataset which produces elements "
+                            "with shapes %s and types %s." % (
+                                getattr(spec, "shape", spec), getattr(spec, "dtype", spec)))
+        with _RecordWriter(self._filename, self._options) as writer:
+            for record in dataset._eager_elements():
+                writer.write(record.numpy())
+
+
+@tf_export("data.experimental.prefetch_to_device")
+def prefetch_to_device(device, buffer_size=None):
+    """`prefetch` (elements stay on the device that made them)."""
+    def apply(dataset):
+        return dataset.prefetch(AUTOTUNE if buffer_size is None else buffer_size)
+    return apply
+
+
+@tf_export("data.experimental.copy_to_device")
+def copy_to_device(target_device, source_device="/cpu:0"):
+    """The same elements (they stay on the device that made them)."""
+    def apply(dataset):
+        return dataset
+    return apply
+
+
+@tf_export("data.experimental.snapshot")
+def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+    def apply(dataset):
+        return dataset.snapshot(path, compression, reader_func, shard_func)
+    return apply
+
+
+@tf_export("data.experimental.enable_debug_mode")
+def enable_debug_mode():
+    """TF's debug mode runs dataset functions eagerly and in order; tfcompat's pipelines
+    already run their functions from Python, so there is nothing to switch."""
 
 
 @tf_export("data.experimental.cardinality")

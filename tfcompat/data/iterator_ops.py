@@ -20,6 +20,7 @@ from tfcompat.data import execution, structure
 from tfcompat.data.dataset_ops import (
     Dataset, DatasetSpec, GeneratorDataset, SHUFFLE_EPOCHS, ShuffleDataset, ShuffleEpochs,
     _flatten_shapes, _spec_compatible, trace_function)
+from tfcompat.data.optional_ops import Optional
 from tfcompat.data.structure import (SparseTensorSpec, flatten, map_structure, normalize_element,
                                      pack_as)
 from tfcompat.framework import context, errors
@@ -156,6 +157,16 @@ class OwnedIterator(object):
         if element is _END:
             raise _end_of_sequence()
         return element
+
+    def get_next_as_optional(self):
+        """The next element as a `tf.experimental.Optional` (empty at the end)."""
+        if context.state.building_graph:
+            raise NotImplementedError("Iterator.get_next_as_optional() inside a traced "
+                                      "function is not supported by tfcompat")
+        element = self._iteration.next()
+        if element is _END:
+            return Optional.empty(self.element_spec)
+        return Optional(element, self.element_spec)
 
     def _next_values(self):
         with execution.eager_window():
@@ -339,6 +350,11 @@ class Iterator(object):
         captures = self._dataset._captures() if self._one_shot else []
         return record_structured(self._recording_graph(), self._next_values, "IteratorGetNext",
                                  captures, self._spec, name)
+
+    def get_next_as_optional(self):
+        raise NotImplementedError("tf.data.Iterator.get_next_as_optional() of a graph iterator "
+                                  "is not supported by tfcompat (use get_next() and "
+                                  "tf.errors.OutOfRangeError)")
 
     def _recording_graph(self):
         """Where get_next records: the default graph when it is a loop body, cond branch or

@@ -1,5 +1,6 @@
-"""File datasets: `TFRecordDataset`, `TextLineDataset`, `FixedLengthRecordDataset`, and CSV
-(`tf.data.experimental.CsvDataset`, `make_csv_dataset`).
+"""File datasets: `TFRecordDataset`, `TextLineDataset`, `FixedLengthRecordDataset`, CSV
+(`tf.data.experimental.CsvDataset`, `make_csv_dataset`), batched Example files
+(`make_batched_features_dataset`) and SQLite queries (`SqlDataset`).
 
 Filenames may be a string, a list, a string tensor or a dataset of filenames. TF semantics:
 files are read in order; with `num_parallel_reads` files are read in parallel and their
@@ -14,6 +15,7 @@ import csv
 import gzip
 import itertools
 import re
+import sqlite3
 
 import numpy as np
 import torch
@@ -25,7 +27,7 @@ from tfcompat.data.dataset_ops import (Chunk, Dataset, InterleaveDataset, Tensor
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.function import TensorSpec
-from tfcompat.io import gfile
+from tfcompat.io import gfile, parsing_ops
 from tfcompat.io.gfile import _open_for_read
 from tfcompat.io.tf_record import TFRecordOptions, _open_records, read_record_blocks
 from tfcompat.ops import array_ops
@@ -699,3 +701,104 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)
     dataset = dataset.map(to_features)
     return dataset.prefetch(prefetch_buffer_size) if prefetch_buffer_size != 0 else dataset
+
+
+@tf_export("data.experimental.parse_example_dataset")
+def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
+    """Batches of serialized `tf.train.Example`s (string vectors) parsed into feature dicts
+    with `tf.io.parse_example`."""
+    def apply(dataset):
+        spec = dataset.element_spec
+        if not isinstance(spec, TensorSpec) or spec.dtype is not dtypes.string or \
+                spec.shape.rank != 1:
+            raise TypeError("Input dataset should be a dataset of vectors of strings, got %s"
+                            % (spec,))
+        return dataset.map(lambda serialized: parsing_ops.parse_example(serialized, features),
+                           num_parallel_calls=num_parallel_calls)
+    return apply
+
+
+@tf_export("data.experimental.make_batched_features_dataset")
+def make_batched_features_dataset(file_pattern, batch_size, features, reader=None,
+                                  label_key=None, reader_args=None, num_epochs=None,
+                                  shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                                  prefetch_buffer_size=None, reader_num_threads=None,
+                                  parser_num_threads=None, sloppy_ordering=False,
+                                  drop_final_batch=False):
+    """TF's `make_batched_features_dataset`: the records of the files matching
+    `file_pattern` (TFRecord files unless `reader` says otherwise; files shuffled, read
+    `reader_num_threads` at a time and interleaved), shuffled with `shuffle_buffer_size`,
+    repeated `num_epochs` times (None: forever, and then batches have a static size),
+    batched and parsed into feature dicts (and the `label_key` feature as label). Shuffled
+    orders differ from TF's."""
+    reader = TFRecordDataset if reader is None else reader
+    reader_args = list(reader_args or [])
+    reader_num_threads = 1 if reader_num_threads is None else reader_num_threads
+    prefetch_buffer_size = AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size
+    if label_key is not None and label_key not in features:
+        raise ValueError("The `label_key` provided (%s) must be one of the `features` keys."
+                         % label_key)
+    dataset = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    dataset = dataset.interleave(
+        lambda filename: reader(filename, *reader_args), cycle_length=reader_num_threads,
+        block_length=1,
+        num_parallel_calls=None if reader_num_threads == 1 else reader_num_threads)
+    if dataset.element_spec == (TensorSpec([], dtypes.string), TensorSpec([], dtypes.string)):
+        dataset = dataset.map(lambda _, value: value)
+    if shuffle:
+        dataset = dataset.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        dataset = dataset.repeat(num_epochs)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)
+    dataset = dataset.apply(parse_example_dataset(features,
+                                                  num_parallel_calls=parser_num_threads))
+    if label_key is not None:
+        dataset = dataset.map(lambda parsed: (
+            {key: value for key, value in parsed.items() if key != label_key},
+            parsed[label_key]))
+    return dataset.prefetch(prefetch_buffer_size) if prefetch_buffer_size != 0 else dataset
+
+
+@tf_export("data.experimental.SqlDataset")
+class SqlDataset(Dataset):
+    """`tf.data.experimental.SqlDataset("sqlite", filename, query, output_types)`: one tuple
+    per row of the query's result (Python's sqlite3 runs the query when iterated)."""
+
+    def __init__(self, driver_name, data_source_name, query, output_types):
+        driver = _python_string(driver_name)
+        driver = driver.decode() if isinstance(driver, bytes) else driver
+        if driver != "sqlite":
+            raise errors.InvalidArgumentError(
+                "The database type, %s, is not supported by SqlDataset. The set of supported "
+                "databases is: {'sqlite'}." % driver)
+        self._source = _python_string(data_source_name)
+        self._query = _python_string(query)
+        self._types = tuple(dtypes.as_dtype(t) for t in (
+            output_types if isinstance(output_types, (tuple, list)) else (output_types,)))
+
+    def _compute_spec(self):
+        return tuple(TensorSpec([], t) for t in self._types)
+
+    def _leaf(self, value, dtype):
+        if dtype is dtypes.string:
+            return _scalar_bytes(value.encode("utf-8") if isinstance(value, str) else
+                                 bytes(value))
+        return EagerTensor(torch.tensor(value, dtype=dtype.torch_dtype))
+
+    def _iter(self, env):
+        source = self._source.decode() if isinstance(self._source, bytes) else self._source
+        query = self._query.decode() if isinstance(self._query, bytes) else self._query
+        connection = sqlite3.connect(source)
+        try:
+            cursor = connection.execute(query)
+            columns = len(cursor.description or ())
+            if columns != len(self._types):
+                raise errors.InvalidArgumentError(
+                    "The number of columns in query (%d) must match the number of elements in "
+                    "output_types (%d)." % (columns, len(self._types)))
+            for row in cursor:
+                yield tuple(self._leaf(v, t) for v, t in zip(row, self._types))
+        except sqlite3.Error as error:
+            raise errors.InvalidArgumentError("SqlDataset query failed: %s" % error) from None
+        finally:
+            connection.close()
