@@ -173,6 +173,31 @@ def test_imported_graph_differentiates():
     np.testing.assert_allclose(grad_value[1, 2], (plus - minus) / 2e-2, rtol=2e-2, atol=1e-4)
 
 
+def test_tf2_runs_a_frozen_graph_through_wrap_function_and_prune():
+    graph_def = _graph_def("cnn_frozen.pb")
+    wrapped = tf.compat.v1.wrap_function(
+        lambda: tf.compat.v1.import_graph_def(graph_def, name=""), [])
+    frozen = wrapped.prune("x:0", "Identity:0")
+    value = frozen(tf.constant(_fixture("cnn_input.npy")))
+    assert isinstance(value, tf.Tensor)
+    np.testing.assert_allclose(value.numpy(), _fixture("cnn_output.npy"), rtol=1e-5, atol=1e-5)
+    both = wrapped.prune([wrapped.graph.get_tensor_by_name("x:0")],
+                         {"probs": "Identity:0", "conv": "model/conv2d/Conv2D:0"})
+    values = both(_fixture("cnn_input.npy"))
+    assert values["conv"].shape == (2, 6, 6, 8)
+    np.testing.assert_allclose(values["probs"].numpy(), _fixture("cnn_output.npy"),
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="Cannot feed a value of shape"):
+        frozen(np.zeros((1, 4, 4, 3), np.float32))
+
+
+def test_wrap_function_traces_on_its_signature():
+    square = tf.compat.v1.wrap_function(lambda x: x * x,
+                                        [tf.TensorSpec([None], tf.float32)])
+    assert square(tf.constant([1.0, 2.0, 3.0])).numpy().tolist() == [1.0, 4.0, 9.0]
+    assert square.inputs[0].shape.as_list() == [None]
+
+
 # ---------------------------------------------------------------- tf.raw_ops, eagerly
 
 
