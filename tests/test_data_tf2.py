@@ -814,3 +814,17 @@ def test_snapshot(tmp_path):
     assert values(ds) == [0, 1, 2, 3] and len(calls) == done      # read back
     assert values(Dataset.range(4).apply(experimental.snapshot(path))) == [0, 1, 2, 3]
     assert values(Dataset.range(3, 5).snapshot(str(tmp_path / "other"))) == [3, 4]
+
+
+def test_rebatch_sparse_batch_and_get_single_element():
+    assert values(Dataset.range(7).batch(3).rebatch(2)) == [[0, 1], [2, 3], [4, 5], [6]]
+    assert values(Dataset.range(6).batch(4).rebatch(3)) == [[0, 1, 2], [3, 4, 5]]
+    assert Dataset.range(6).batch(4).rebatch(3, drop_remainder=True).element_spec == \
+        TensorSpec([3], tf.int64)
+    assert Dataset.range(3).batch(3).get_single_element().numpy().tolist() == [0, 1, 2]
+    with pytest.raises(errors.InvalidArgumentError, match="Dataset had more than one element."):
+        Dataset.range(3).get_single_element()
+    assert [tf.sparse.to_dense(s).numpy().tolist() for s in Dataset.from_tensor_slices(
+        [[1, 2], [3, 4]]).sparse_batch(2, [3])] == [[[1, 2, 0], [3, 4, 0]]]
+    with pytest.raises(NotImplementedError, match="fingerprint"):
+        Dataset.range(3).fingerprint()

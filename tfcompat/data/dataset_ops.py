@@ -628,6 +628,26 @@ class Dataset(object):
     def load(path, element_spec=None, compression=None, reader_func=None):
         return LoadDataset(path, element_spec, compression, reader_func)
 
+    def get_single_element(self, name=None):
+        """`Dataset.get_single_element()`: eager value; in graph mode, one node."""
+        # in-function: iterator_ops is built on this module (TF's dataset_ops does the same)
+        from tfcompat.data.iterator_ops import get_single_element
+        return get_single_element(self)
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        return SparseBatchDataset(self, batch_size, row_shape)
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """The elements of the batches regrouped in batches of `batch_size` (TF's rebatch;
+        a list of batch sizes, which TF cycles through for distribution, is not supported)."""
+        if isinstance(batch_size, (list, tuple)):
+            raise NotImplementedError("tf.data.Dataset.rebatch with a list of batch sizes is "
+                                      "not supported by tfcompat")
+        return self.unbatch().batch(batch_size, drop_remainder)
+
+    def fingerprint(self):
+        raise NotImplementedError("tf.data.Dataset.fingerprint() is not supported by tfcompat")
+
     def reduce(self, initial_state, reduce_func, name=None):
         """`Dataset.reduce`: eager loop; in graph mode, one node running the loop."""
         # in-function: iterator_ops is built on this module (TF's dataset_ops does the same)
@@ -2904,3 +2924,45 @@ class SnapshotDataset(Dataset):
             return LoadDataset(self._path, self.element_spec, None, self._reader_func)._iter({})
         return _saving(self._inputs[0]._iter(env), self.element_spec, self._path,
                        self._compression, self._shard_func)
+
+
+class SparseBatchDataset(Dataset):
+    """`sparse_batch(batch_size, row_shape)`: batches of elements of varying shapes as
+    SparseTensors of dense shape [batch, *row_shape] (an unknown row dimension: the longest
+    element's), as TF; an element larger than `row_shape` is a DataLossError."""
+
+    def __init__(self, input_dataset, batch_size, row_shape):
+        self._inputs = (input_dataset,)
+        self._size = int(_keep(batch_size, dtypes.int64))
+        self._row_shape = [None if d is None or d == -1 else int(d) for d in (
+            row_shape.as_list() if isinstance(row_shape, TensorShape) else row_shape)]
+
+    def _compute_spec(self):
+        return SparseTensorSpec([None] + self._row_shape, self._inputs[0].element_spec.dtype)
+
+    def _batch(self, elements):
+        values = [structure.torch_value(e) for e in elements]
+        dims = []
+        for axis, want in enumerate(self._row_shape):
+            longest = max(v.shape[axis] for v in values)
+            if want is not None and longest > want:
+                raise errors.DataLossError(
+                    "Input element had shape (%s) that is larger than the row shape (%s)."
+                    % (list(values[0].shape), self._row_shape))
+            dims.append(longest if want is None else want)
+        indices = [torch.cat([torch.full((int(np.prod(v.shape)), 1), row, dtype=torch.int64),
+                              torch.cartesian_prod(*[torch.arange(n) for n in v.shape])
+                              .reshape(-1, v.ndim)], dim=1)
+                   for row, v in enumerate(values)]
+        flat = [v.reshape(-1) for v in values]
+        flat = np.concatenate(flat) if isinstance(flat[0], np.ndarray) else torch.cat(flat)
+        return SparseTensor(EagerTensor(torch.cat(indices)), EagerTensor(flat), EagerTensor(
+            torch.tensor([len(values)] + dims, dtype=torch.int64)))
+
+    def _iter(self, env):
+        source = self._inputs[0]._iter(env)
+        while True:
+            batch = list(itertools.islice(source, self._size))
+            if not batch:
+                return
+            yield self._batch(batch)

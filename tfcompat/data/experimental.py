@@ -11,14 +11,12 @@ from tfcompat.data.dataset_ops import (
 from tfcompat.data.dataset_ops import sample_from_datasets as _sample_from_datasets
 from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
-from tfcompat.data.structure import SparseTensorSpec
 from tfcompat.data.structured_function import call_with_element
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.function import TensorSpec
 from tfcompat.io.tf_record import TFRecordOptions
 from tfcompat.io.tf_record import TFRecordWriter as _RecordWriter
-from tfcompat.ops.sparse_ops import SparseTensor
 
 
 @tf_export("data.experimental.map_and_batch")
@@ -330,49 +328,8 @@ def dense_to_sparse_batch(batch_size, row_shape):
     """Batches of `batch_size` elements of varying shapes as SparseTensors of dense shape
     [batch, *row_shape] (an unknown row dimension: the longest element's), as TF."""
     def apply(dataset):
-        return _DenseToSparseBatch(dataset, int(batch_size), row_shape)
+        return dataset.sparse_batch(batch_size, row_shape)
     return apply
-
-
-class _DenseToSparseBatch(Dataset):
-    def __init__(self, input_dataset, batch_size, row_shape):
-        self._inputs = (input_dataset,)
-        self._size = batch_size
-        self._row_shape = [None if d is None or d == -1 else int(d) for d in (
-            row_shape.as_list() if hasattr(row_shape, "as_list") else row_shape)]
-
-    def _compute_spec(self):
-        spec = self._inputs[0].element_spec
-        return SparseTensorSpec([None] + self._row_shape, spec.dtype)
-
-    def _batch(self, elements):
-        values = [structure.torch_value(e) for e in elements]
-        dims = []
-        for axis, want in enumerate(self._row_shape):
-            longest = max(v.shape[axis] for v in values)
-            if want is not None and longest > want:
-                raise errors.DataLossError(
-                    "Input element had shape (%s) that is larger than the row shape (%s)."
-                    % (list(values[0].shape), self._row_shape))
-            dims.append(longest if want is None else want)
-        indices = [torch.cat([torch.full((int(np.prod(v.shape)), 1), row, dtype=torch.int64),
-                              torch.cartesian_prod(*[torch.arange(n) for n in v.shape])
-                              .reshape(-1, v.ndim)], dim=1)
-                   for row, v in enumerate(values)]
-        flat = [v.reshape(-1) for v in values]
-        flat = np.concatenate(flat) if isinstance(flat[0], np.ndarray) else torch.cat(flat)
-        return SparseTensor(EagerTensor(torch.cat(indices)), EagerTensor(flat), EagerTensor(
-            torch.tensor([len(values)] + dims, dtype=torch.int64)))
-
-    def _iter(self, env):
-        batch = []
-        for element in self._inputs[0]._iter(env):
-            batch.append(element)
-            if len(batch) == self._size:
-                yield self._batch(batch)
-                batch = []
-        if batch:
-            yield self._batch(batch)
 
 
 @tf_export("data.experimental.TFRecordWriter")
