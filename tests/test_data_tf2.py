@@ -6,6 +6,7 @@ Expected values are what real TF 2.21 gives for the same pipelines
 properties only, as tfcompat's random numbers differ from TF's.
 """
 import collections
+import functools
 import gzip
 import json
 import os
@@ -828,3 +829,46 @@ def test_rebatch_sparse_batch_and_get_single_element():
         [[1, 2], [3, 4]]).sparse_batch(2, [3])] == [[[1, 2, 0], [3, 4, 0]]]
     with pytest.raises(NotImplementedError, match="fingerprint"):
         Dataset.range(3).fingerprint()
+
+
+GRAPH_PIPELINES = {
+    "scan": lambda table: Dataset.range(5).scan(np.int64(1), lambda s, x: (s * 2, s + x)),
+    "unique": lambda table: Dataset.from_tensor_slices([1, 2, 1, 3]).unique(),
+    "take_while": lambda table: Dataset.range(9).take_while(lambda x: x < 3),
+    "choose": lambda table: Dataset.choose_from_datasets(
+        [Dataset.range(3), Dataset.range(10, 13)],
+        Dataset.from_tensor_slices(tf.constant([0, 1, 1, 0], tf.int64))),
+    "sample": lambda table: Dataset.sample_from_datasets([Dataset.range(3), Dataset.range(10, 13)],
+                                                   seed=4),
+    "counter": lambda table: Dataset.counter(3, 2).take(3),
+    "random": lambda table: Dataset.random(seed=9).take(3),
+    "generator": lambda table: Dataset.from_generator(
+        lambda: iter([(1, [1.0]), (2, [2.0, 3.0])]),
+        output_signature=(TensorSpec([], tf.int64), TensorSpec([None], tf.float32))),
+    "group_by_reducer": lambda table: Dataset.range(6).apply(experimental.group_by_reducer(
+        lambda x: x % 2, experimental.Reducer(lambda k: np.int64(0), lambda s, x: s + x,
+                                              lambda s: s))),
+    "rejection": lambda table: Dataset.range(6).rejection_resample(
+        lambda x: tf.cast(x % 2, tf.int32), [0.5, 0.5], initial_dist=[0.5, 0.5], seed=2),
+    "csv_rows": lambda table: experimental.CsvDataset(
+        table, [tf.int32, [0.0], ["?"], tf.int32], header=True),
+    "padded_bucket": lambda table: sequences().bucket_by_sequence_length(
+        lambda x: tf.shape(x)[0], [3], [3, 3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPH_PIPELINES))
+def test_graph_iterators_agree_with_eager(name, tmp_path):
+    (tmp_path / "table.csv").write_text(TABLE)
+    make = functools.partial(GRAPH_PIPELINES[name], str(tmp_path / "table.csv"))
+    expected = values(make())
+    got = graph_values(make, len(expected))
+    assert [plain_numpy(v) for v in got] == expected
+
+
+def plain_numpy(value):
+    if isinstance(value, tuple):
+        return tuple(plain_numpy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: plain_numpy(v) for k, v in value.items()}
+    return np.asarray(value).tolist()
