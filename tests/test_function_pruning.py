@@ -210,3 +210,25 @@ def test_captures_of_pruned_ops_are_still_listed_as_in_tf():
     assert [line.split(": ", 1)[1] for line in captures] == [
         "TensorSpec(shape=(2,), dtype=tf.float32, name=None)",
         "TensorSpec(shape=(), dtype=tf.resource, name=None)"]
+
+
+def test_unused_stateless_control_flow_and_gradients_are_pruned_stateful_ones_run():
+    """TF's StatelessIf / StatelessWhile and an unused gradient are pruned; an If or While
+    holding a stateful op (an assign) runs even when its result is unused."""
+    counter = tf.Variable(0)
+
+    @tf.function
+    def f(x):
+        bad = tf.cast(x, tf.int32) + 5              # out of range: would fail if run
+        tf.cond(x > 0, lambda: tf.gather(x[None], bad), lambda: x[None])
+        tf.while_loop(lambda i: i < 3, lambda i: i + tf.gather([1], bad), [0])
+        tf.cond(x > 0, lambda: counter.assign_add(1), lambda: counter.assign_add(10))
+        tf.while_loop(lambda i: i < 2, lambda i: (counter.assign_add(100), i + 1)[1], [0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        tape.gradient(y, x)
+        return x + 1
+
+    assert float(f(tf.constant(2.0))) == 3.0
+    assert int(counter.numpy()) == 201

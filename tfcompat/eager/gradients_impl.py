@@ -146,7 +146,8 @@ def symbolic_gradients(ys, xs, grad_ys=None, unconnected_gradients=UnconnectedGr
     if wanted:
         outputs = graph.record_custom(compute, "SymbolicGradient",
                                       ys + wanted + [g for _, g in given],
-                                      tuple(x._fake for x in wanted), name=name)
+                                      tuple(x._fake for x in wanted), name=name,
+                                      stateful=False)
         node_meta = outputs[0].op._node.meta
         node_meta["needs_grad"] = True
         node_meta["differentiated_inputs"] = n_y

@@ -33,7 +33,7 @@ def run_op(fn, op_type, inputs, out_specs, name=None, pure=True):
     fakes = _sample_outputs(graph, fn, tensors, out_specs) if pure else None
     if fakes is None:
         fakes = tuple(graph._fake_for_shape(s, d) for d, s in out_specs)
-    outputs = graph.record_custom(fn, op_type, tensors, fakes, name)
+    outputs = graph.record_custom(fn, op_type, tensors, fakes, name, stateful=not pure)
     for tensor, (dtype, shape) in zip(outputs, out_specs):
         tensor._static = shape
     return list(outputs)

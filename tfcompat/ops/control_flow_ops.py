@@ -17,7 +17,7 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import context, errors, ops
 from tfcompat.framework.graph import (Operation, SymbolicTensor, TracedFunction, _flatten,
-                                      get_default_graph)
+                                      _is_stateful, get_default_graph)
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops.tensor_array_ops import TensorArray
@@ -72,7 +72,7 @@ def no_op(name=None):
     """`tf.no_op`: an op that does nothing (eager: None)."""
     if not _state.building_graph:
         return None
-    return get_default_graph().record_custom(_nothing, "NoOp", [], None, name)
+    return get_default_graph().record_custom(_nothing, "NoOp", [], None, name, stateful=False)
 
 
 def _nothing(*unused):
@@ -176,10 +176,19 @@ def _check_same_structure(a, b, a_name, b_name):
                             % (a_name, b_name, x.dtype.name, y.dtype.name))
 
 
+def _stateful(*traced_functions):
+    """Whether a control-flow node over these traced functions is stateful (TF's If/While
+    vs StatelessIf/StatelessWhile): whether any of their graphs holds a stateful node. A
+    tf.function drops a stateless one whose results are unused."""
+    return any(_is_stateful(node) for traced in traced_functions
+               for node in traced.graph._fx.nodes)
+
+
 def _record_branching(graph, fn, op_type, inputs, branches, name):
     first = branches[0]
     fakes = tuple(t._fake for t in first.flat_outputs)
-    results = graph.record_custom(fn, op_type, inputs, fakes, name)
+    results = graph.record_custom(fn, op_type, inputs, fakes, name,
+                                  stateful=_stateful(*branches))
     _mark_grad(results, branches)
     for i, tensor in enumerate(results):
         shape = first.flat_outputs[i].shape
@@ -330,7 +339,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     inputs = list(flat_init) + ([limit] if has_limit else []) + cond_fn.captured + \
         body_fn.captured
     fakes = tuple(t._fake for t in body_fn.args)
-    results = graph.record_custom(run_while, "While", inputs, fakes, name)
+    results = graph.record_custom(run_while, "While", inputs, fakes, name,
+                                  stateful=_stateful(cond_fn, body_fn))
     _mark_grad(results, [cond_fn, body_fn])
     for tensor, placeholder in zip(results, body_fn.args):
         tensor._static = placeholder.shape
@@ -406,7 +416,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     with graph._fake_mode:
         fakes = tuple(torch.empty((rows,) + tuple(t._fake.shape), dtype=t._fake.dtype)
                       for t in traced.flat_outputs)
-    results = graph.record_custom(run_map, "MapFn", flat_elems + traced.captured, fakes, name)
+    results = graph.record_custom(run_map, "MapFn", flat_elems + traced.captured, fakes, name,
+                                  stateful=_stateful(traced))
     _mark_grad(results, [traced])
     first = flat_elems[0].shape[:1]
     for tensor, out in zip(results, traced.flat_outputs):
@@ -501,7 +512,8 @@ def _fold(fn, elems, initializer, reverse, name, keep_all):
         else:
             fakes = tuple(t._fake for t in flat_acc)
     results = graph.record_custom(run_fold, "Scan" if keep_all else "Fold",
-                                  flat_acc + flat_elems + traced.captured, fakes, name)
+                                  flat_acc + flat_elems + traced.captured, fakes, name,
+                                  stateful=_stateful(traced))
     _mark_grad(results, [traced])
     for tensor, acc in zip(results, flat_acc):
         tensor._static = flat_elems[0].shape[:1].concatenate(acc.shape) if keep_all \
