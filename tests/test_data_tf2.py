@@ -872,3 +872,13 @@ def plain_numpy(value):
     if isinstance(value, dict):
         return {k: plain_numpy(v) for k, v in value.items()}
     return np.asarray(value).tolist()
+
+
+def test_numpy_iterator_and_shard_hint():
+    iterator = Dataset.range(3).as_numpy_iterator()
+    assert isinstance(iterator, tf.data.NumpyIterator)
+    assert next(iterator) == 0 and iterator.next() == 1 and list(iterator) == [2]
+    rows = next(Dataset.from_tensor_slices(tf.ragged.constant([[1], [2, 3]])).batch(2)
+                .as_numpy_iterator())
+    assert [row.tolist() for row in rows] == [[1], [2, 3]]
+    assert experimental.SHARD_HINT == -1

@@ -70,6 +70,7 @@ INFINITE = -1
 UNKNOWN = -2
 export_constant(INFINITE, "data.INFINITE_CARDINALITY", "data.experimental.INFINITE_CARDINALITY")
 export_constant(UNKNOWN, "data.UNKNOWN_CARDINALITY", "data.experimental.UNKNOWN_CARDINALITY")
+export_constant(-1, "data.experimental.SHARD_HINT")
 
 
 # ---------------------------------------------------------------- helpers
@@ -417,9 +418,9 @@ class Dataset(object):
         return EagerTensor(torch.tensor(self._cardinality(), dtype=torch.int64))
 
     def as_numpy_iterator(self):
-        """Iterate the elements as numpy values (works in graph mode too, unlike TF)."""
-        for element in self._eager_elements():
-            yield map_structure(_to_numpy_leaf, element)
+        """A `tf.data.NumpyIterator` over the elements as numpy values (works in graph mode
+        too, unlike TF)."""
+        return NumpyIterator(self)
 
     def _eager_elements(self):
         it = self._iter({})
@@ -663,6 +664,23 @@ class Dataset(object):
 
 
 _END = object()
+
+
+@tf_export("data.NumpyIterator")
+class NumpyIterator(object):
+    """`tf.data.NumpyIterator`: the elements of a dataset as numpy values (RaggedTensors as
+    `tf.RaggedTensor.numpy()` gives them, SparseTensors as SparseTensorValues)."""
+
+    def __init__(self, dataset):
+        self._elements = dataset._eager_elements()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return map_structure(_to_numpy_leaf, next(self._elements))
+
+    next = __next__
 
 
 def _to_numpy_leaf(leaf):
