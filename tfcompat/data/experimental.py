@@ -7,7 +7,7 @@ from tfcompat._api import tf_export
 from tfcompat.data import execution, structure
 from tfcompat.data.dataset_ops import (
     AUTOTUNE, INFINITE, CounterDataset, Dataset, DirectedInterleaveDataset, LoadDataset,
-    _ListDataset, save_dataset, trace_function)
+    _ListDataset, _int64_scalar, save_dataset, trace_function)
 from tfcompat.data.dataset_ops import sample_from_datasets as _sample_from_datasets
 from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
@@ -239,14 +239,6 @@ def group_by_reducer(key_func, reducer):
     return apply
 
 
-def _key_of(key_func, element):
-    key = structure.torch_value(structure.normalize_element(call_with_element(key_func,
-                                                                              element)))
-    if isinstance(key, np.ndarray) or key.dtype != torch.int64 or key.ndim != 0:
-        raise ValueError("`key_func` must return a single tf.int64 scalar tensor.")
-    return int(key)
-
-
 class _GroupByReducer(Dataset):
     def __init__(self, input_dataset, key_func, reducer):
         self._inputs = (input_dataset,)
@@ -266,7 +258,8 @@ class _GroupByReducer(Dataset):
         states = {}
         reducer = self._reducer
         for element in self._inputs[0]._iter(env):
-            key = execution.call(_key_of, self._key_func, element)
+            key = execution.call(lambda e: _int64_scalar(call_with_element(self._key_func, e),
+                                                         "key_func"), element)
             if key not in states:
                 states[key] = structure.normalize_element(execution.call(
                     reducer.init_func, EagerTensor(torch.tensor(key, dtype=torch.int64))))
