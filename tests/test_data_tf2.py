@@ -882,3 +882,14 @@ def test_numpy_iterator_and_shard_hint():
                 .as_numpy_iterator())
     assert [row.tolist() for row in rows] == [[1], [2, 3]]
     assert experimental.SHARD_HINT == -1
+
+
+def test_tf1_structure_names():
+    v1 = tf.compat.v1.data.experimental
+    assert v1.TensorStructure(tf.float32, [2]) == TensorSpec([2], tf.float32)
+    assert v1.SparseTensorStructure(tf.int64, [3]) == tf.SparseTensorSpec([3], tf.int64)
+    assert v1.RaggedTensorStructure(tf.int32, [None, None], 1) == \
+        tf.RaggedTensorSpec([None, None], tf.int32, 1)
+    assert v1.DatasetStructure is tf.data.DatasetSpec
+    assert values(Dataset.range(5).apply(v1.map_and_batch_with_legacy_function(
+        lambda x: x * 2, 2))) == [[0, 2], [4, 6], [8]]

@@ -3,14 +3,16 @@ experimental names of what became `tf.data.Dataset` methods."""
 import numpy as np
 import torch
 
-from tfcompat._api import tf_export
+from tfcompat._api import export_constant, tf_export
 from tfcompat.data import execution, structure
 from tfcompat.data.dataset_ops import (
-    AUTOTUNE, INFINITE, CounterDataset, Dataset, DirectedInterleaveDataset, LoadDataset,
+    AUTOTUNE, INFINITE, CounterDataset, Dataset, DatasetSpec, DirectedInterleaveDataset,
+    LoadDataset,
     _ListDataset, _int64_scalar, save_dataset, trace_function)
 from tfcompat.data.dataset_ops import sample_from_datasets as _sample_from_datasets
 from tfcompat.data.iterator_ops import Iterator, OwnedIterator
 from tfcompat.data.iterator_ops import get_single_element  # noqa: F401 - re-export
+from tfcompat.data.structure import RaggedTensorSpec, SparseTensorSpec
 from tfcompat.data.structured_function import call_with_element
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.tensor import EagerTensor
@@ -32,6 +34,33 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
     def apply(dataset):
         return dataset.map(map_func, num_parallel_calls=calls).batch(batch_size, drop_remainder)
     return apply
+
+
+@tf_export(v1=["data.experimental.map_and_batch_with_legacy_function"])
+def map_and_batch_with_legacy_function(map_func, batch_size, num_parallel_batches=None,
+                                       drop_remainder=False, num_parallel_calls=None):
+    """TF1's name of `map_and_batch` for functions traced the legacy way (the same here)."""
+    return map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder,
+                         num_parallel_calls)
+
+
+# TF1's structure names of the element specs (the functions take dtype first, as TF1's)
+export_constant(DatasetSpec, v1=["data.experimental.DatasetStructure"])
+
+
+@tf_export(v1=["data.experimental.TensorStructure"])
+def TensorStructure(dtype, shape):  # noqa: N802 - TF's name
+    return TensorSpec(shape, dtype)
+
+
+@tf_export(v1=["data.experimental.SparseTensorStructure"])
+def SparseTensorStructure(dtype, shape):  # noqa: N802 - TF's name
+    return SparseTensorSpec(shape, dtype)
+
+
+@tf_export(v1=["data.experimental.RaggedTensorStructure"])
+def RaggedTensorStructure(dtype, shape, ragged_rank):  # noqa: N802 - TF's name
+    return RaggedTensorSpec(shape, dtype, ragged_rank)
 
 
 @tf_export("data.experimental.parallel_interleave")
