@@ -494,3 +494,23 @@ def test_a_function_with_a_custom_gradient_is_saved_only_without_it(tmp_path):
     with tf.GradientTape() as t:
         output = module.call_custom_grad(v * v)
     assert float(t.gradient(output, v)) == 2.0      # the custom gradient, before saving
+
+
+def test_adapted_vocabularies_travel_with_a_keras_saved_model_and_h5_refuses_them(tmp_path):
+    vectorize = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=4)
+    vectorize.adapt(np.array(["the cat sat", "the dog ran", "a cat ran"]))
+    lookup = keras.layers.StringLookup()
+    lookup.adapt(np.array(["b", "a", "b"]))
+    text = keras.Input((), dtype="string")
+    letters = keras.Input((1,), dtype="string")
+    model = keras.Model([text, letters], [vectorize(text), lookup(letters)])
+    x = [np.array(["the cat ran", "a dog"]), np.array([["a"], ["z"]])]
+    expected = model.predict(x, verbose=0)
+    model.save(str(tmp_path / "m"), save_format="tf")
+    restored = keras.models.load_model(str(tmp_path / "m"))
+    for got, want in zip(restored.predict(x, verbose=0), expected):
+        np.testing.assert_array_equal(got, want)
+    assert restored.layers[2].get_vocabulary() == vectorize.get_vocabulary()
+    with pytest.raises(NotImplementedError, match="not supported in h5"):
+        model.save(str(tmp_path / "m.h5"))
+    assert not os.path.exists(tmp_path / "m.h5")

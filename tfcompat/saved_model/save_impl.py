@@ -399,6 +399,7 @@ def save_object(obj, export_dir, signatures=None, options=None, extra_files=None
         checkpoint_format.write_text_atomic(os.path.join(tmp, MANIFEST),
                                             json.dumps(manifest, indent=1))
         for path, text in extra_files.items():
+            os.makedirs(os.path.dirname(os.path.join(tmp, path)), exist_ok=True)
             checkpoint_format.write_text_atomic(os.path.join(tmp, path), text)
         saved_model_proto.write(saved_model_proto.path_of(tmp),
                                 _meta_graph(signature_entries, saver.concretes, tags))

@@ -118,6 +118,12 @@ def save_weights(model, filepath):
 def save_model(model, filepath, include_optimizer=True):
     """Write the whole model (config, weights, training config, optimizer state)."""
     metadata = saving_utils.metadata(model, include_optimizer)
+    assets = saving_utils.layer_assets(model)
+    if assets:
+        raise NotImplementedError(
+            "Save or restore weights that is not an instance of tf.Variable is not supported "
+            "in h5, use save_format='tf' instead. Received a model with layers that keep "
+            "state outside variables (adapted vocabularies): %s" % ", ".join(sorted(assets)))
     with _writing(filepath) as f:
         f.attrs["keras_version"] = keras_version.encode("utf8")
         f.attrs["backend"] = b"tensorflow"

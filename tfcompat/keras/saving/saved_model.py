@@ -34,6 +34,7 @@ _logger = logging.getLogger("tensorflow")
 METADATA_FILENAME = "keras_model.json"
 FORMAT = "tfcompat-keras-model"
 VARIABLES_PREFIX = os.path.join("variables", "variables")
+ASSETS_DIRECTORY = os.path.join("assets", "keras")       # layers' assets (vocabularies)
 
 
 class _WithoutOptimizer(object):
@@ -129,11 +130,24 @@ def _metadata_text(metadata):
                       indent=1)
 
 
+def _metadata_files(model, metadata):
+    """{relative path: text}: the metadata file and the layers' assets (adapted
+    vocabularies), each layer's under `assets/keras/<index>/`, listed in the metadata."""
+    files, paths = {}, {}
+    for index, (layer_path, assets) in enumerate(sorted(saving_utils.layer_assets(model)
+                                                        .items())):
+        paths[layer_path] = str(index)
+        for name, text in assets.items():
+            files[os.path.join(ASSETS_DIRECTORY, str(index), name)] = text
+    files[METADATA_FILENAME] = _metadata_text(dict(metadata, layer_assets=paths))
+    return files
+
+
 def extra_files(model):
-    """{METADATA_FILENAME: text} that `tf.saved_model.save` of a Keras model writes, so that
-    `load_model` reads the directory too (empty for a model without a config)."""
+    """The files `tf.saved_model.save` of a Keras model adds (metadata, layer assets), so
+    that `load_model` reads the directory too (none for a model without a config)."""
     try:
-        return {METADATA_FILENAME: _metadata_text(saving_utils.metadata(model, True))}
+        return _metadata_files(model, saving_utils.metadata(model, True))
     except NotImplementedError:
         return {}
 
@@ -154,7 +168,7 @@ def save(model, path, include_optimizer=True, signatures=None, options=None,
     metadata = saving_utils.metadata(model, include_optimizer)
     root = model if include_optimizer and metadata["training_config"] is not None \
         else _WithoutOptimizer(model)
-    extra_files = {METADATA_FILENAME: _metadata_text(metadata)}
+    extra_files = _metadata_files(model, metadata)
     if save_traces:
         try:
             save_impl.save_object(root, path, signatures, options, extra_files=extra_files,
@@ -187,4 +201,6 @@ def load(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
     if compile and training is not None:
         saving_utils.compile_from_training_config(model, training, custom_objects)
     restore_checkpoint(model, os.path.join(path, VARIABLES_PREFIX))
+    saving_utils.load_layer_assets(model, os.path.join(path, ASSETS_DIRECTORY),
+                                   metadata.get("layer_assets") or {})
     return model

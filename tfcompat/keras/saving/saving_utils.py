@@ -1,5 +1,7 @@
 """What a saved model records besides its weights: config, training config (TF's format)."""
 import logging
+import os
+import tempfile
 
 import numpy as np
 
@@ -8,6 +10,48 @@ from tfcompat.keras import losses, metrics, optimizers
 from tfcompat.keras.optimizers import OptimizerV2
 
 _logger = logging.getLogger("tensorflow")
+
+
+def _asset_layers(model, prefix=""):
+    """[(path, layer)] of the layers of `model` (nested models included, paths of layer
+    names joined with "/") that keep state outside variables (Keras' `save_assets` hook:
+    an adapted vocabulary)."""
+    found = []
+    for layer in getattr(model, "layers", []):
+        path = prefix + layer.name
+        if hasattr(layer, "save_assets"):
+            found.append((path, layer))
+        found.extend(_asset_layers(layer, path + "/"))
+    return found
+
+
+def layer_assets(model):
+    """{layer path: {file name: text}} of what the layers' `save_assets` write (Keras'
+    assets of a SavedModel): empty when no layer holds such state."""
+    assets = {}
+    for path, layer in _asset_layers(model):
+        with tempfile.TemporaryDirectory() as directory:
+            layer.save_assets(directory)
+            files = {}
+            for name in sorted(os.listdir(directory)):
+                with open(os.path.join(directory, name)) as f:
+                    files[name] = f.read()
+        if files:
+            assets[path] = files
+    return assets
+
+
+def load_layer_assets(model, directory, paths):
+    """Give each layer of `paths` ({layer path: subdirectory of `directory`}) what its
+    `save_assets` wrote (ValueError for a path naming no such layer or leaving
+    `directory`)."""
+    layers = dict(_asset_layers(model))
+    for path, subdirectory in paths.items():
+        if path not in layers or os.path.basename(subdirectory) != subdirectory or \
+                subdirectory in ("", ".", ".."):
+            raise ValueError("The saved model names layer assets it cannot have: %r -> %r"
+                             % (path, subdirectory))
+        layers[path].load_assets(os.path.join(directory, subdirectory))
 
 
 def _serialize_compile_arg(spec, serialize):
