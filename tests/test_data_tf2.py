@@ -893,3 +893,21 @@ def test_tf1_structure_names():
     assert v1.DatasetStructure is tf.data.DatasetSpec
     assert values(Dataset.range(5).apply(v1.map_and_batch_with_legacy_function(
         lambda x: x * 2, 2))) == [[0, 2], [4, 6], [8]]
+
+
+def test_flat_map_then_batch_regroups_across_datasets():
+    parts = Dataset.range(3).flat_map(lambda i: Dataset.range(i * 10, i * 10 + 3))
+    assert values(parts.batch(4)) == [[0, 1, 2, 10], [11, 12, 20, 21], [22]]
+    assert values(parts.batch(4, drop_remainder=True)) == [[0, 1, 2, 10], [11, 12, 20, 21]]
+    pairs = Dataset.range(2).flat_map(lambda i: Dataset.from_tensor_slices(
+        ({"a": [i, i]}, [b"x", b"y"])))
+    assert values(pairs.batch(3)) == [({"a": [0, 0, 1]}, [b"x", b"y", b"x"]),
+                                      ({"a": [1]}, [b"y"])]
+    failing = Dataset.range(2).flat_map(lambda i: Dataset.from_tensor_slices(
+        [1.0, 0.0]).map(lambda x: tf.debugging.check_numerics(1.0 / x, "inf")))
+    with pytest.raises(errors.InvalidArgumentError):
+        values(failing.batch(4))
+    sparse = Dataset.range(2).flat_map(lambda i: Dataset.from_tensors(
+        tf.sparse.SparseTensor([[0]], [i], [2])))
+    assert [tf.sparse.to_dense(s).numpy().tolist() for s in sparse.batch(2)] == \
+        [[[0, 0], [1, 0]]]

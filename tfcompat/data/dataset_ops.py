@@ -1382,6 +1382,32 @@ class InterleaveDataset(Dataset):
         except Exception:
             return self._first_element_spec()
 
+    def _iter_chunks(self, env, size):
+        """flat_map (one dataset at a time): each dataset's own chunks, regrouped to `size`
+        elements, so that a following `batch` gets whole columns (CSV or TFRecord files).
+        Elements with composite or dataset components go one at a time."""
+        if self._cycle != 1 or self._threads or any(
+                isinstance(s, (SparseTensorSpec, RaggedTensorSpec, DatasetSpec))
+                for s in flatten(self.element_spec)):
+            yield from Dataset._iter_chunks(self, env, size)
+            return
+        pending, count = [], 0
+        for element in self._inputs[0]._iter(env):
+            for chunk in execution.call(self._make, element)._iter_chunks({}, size):
+                pending.append(chunk)
+                count += chunk.size
+                if chunk.error is not None:
+                    yield from _split(_merge(pending), size)
+                    return
+                if count >= size:
+                    merged = _merge(pending)
+                    whole = count - count % size
+                    yield from _split(_rows(merged, 0, whole), size)
+                    pending = [_rows(merged, whole, count)] if whole < count else []
+                    count -= whole
+        if pending:
+            yield _merge(pending)
+
     def _iter(self, env):
         source = self._inputs[0]._iter(env)
         make = self._make
