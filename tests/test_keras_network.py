@@ -363,3 +363,20 @@ def test_sequence_base_class_and_data_packing():
     assert tf.keras.utils.pack_x_y_sample_weight(1, 2) == (1, 2)
     with pytest.raises(ValueError, match="format"):
         unpack((1, 2, 3, 4))
+
+
+def test_inputs_one_rank_short_or_over_conform_to_the_model_input_as_keras_2():
+    """Keras 2's `_conform_to_reference_input`: 1-D features for an `Input((1,))` get their
+    last axis (the regression tutorial's `fit(horsepower, mpg)`), `(N, 3, 1)` for an
+    `Input((3,))` loses it, in functional and Sequential models alike."""
+    x = np.linspace(0, 1, 8).astype("float32")
+    inputs = tf.keras.Input((1,))
+    functional = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+    sequential = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(1,))])
+    for model in (functional, sequential):
+        model.compile("sgd", "mse")
+        model.fit(x, 2 * x, epochs=1, verbose=0)
+        assert model.predict(x, verbose=0).shape == (8, 1)
+        np.testing.assert_allclose(model(x).numpy(), model(x[:, None]).numpy())
+    wide = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    assert wide(np.ones((4, 3, 1), np.float32)).shape == (4, 2)

@@ -24,6 +24,7 @@ from tfcompat.keras.engine.input_layer import Input, InputLayer
 from tfcompat.keras.engine.op_layer import (TensorFlowOpLayer, create_keras_history,
                                             depends_on_keras_tensors)
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.ops import array_ops
 from tfcompat.keras.saving import hdf5_format, save, saved_model
 from tfcompat.train import saver
 from tfcompat.keras.utils.generic_utils import get_custom_objects
@@ -64,6 +65,23 @@ class AddMetric(Layer):
         config = super(AddMetric, self).get_config()
         config.update({"aggregation": self.aggregation, "metric_name": self.metric_name})
         return config
+
+
+def conform_rank(value, reference):
+    """Keras 2's `_conform_to_reference_input`: a tensor (not a Keras tensor) one rank short
+    of the model input whose last dimension is 1 gets that dimension (`fit(x)` with a 1-D
+    `x` for an `Input((1,))`); one rank over, with a last dimension of 1, loses it."""
+    if getattr(value, "_keras_history", None) is not None or \
+            not isinstance(value, (Tensor, np.ndarray)):
+        return value
+    rank, reference_shape = len(value.shape), reference.shape
+    if reference_shape.rank is None:
+        return value
+    if rank == reference_shape.rank + 1 and value.shape[-1] == 1:
+        return array_ops.squeeze(value, axis=-1)
+    if rank == reference_shape.rank - 1 and reference_shape[-1] == 1:
+        return array_ops.expand_dims(value, -1)
+    return value
 
 
 class Network(Layer):
@@ -220,7 +238,8 @@ class Network(Layer):
                              % (self.name, len(self.inputs), len(flat)))
         values = {}
         for placeholder, value in zip(self.inputs, flat):
-            values[id(placeholder)] = conform_dtype(value, placeholder.dtype)
+            values[id(placeholder)] = conform_rank(conform_dtype(value, placeholder.dtype),
+                                                   placeholder)
         masks = flatten(mask) if mask is not None else [None] * len(flat)
         for value, m in zip(values.values(), masks):
             if m is not None:

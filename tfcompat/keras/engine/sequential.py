@@ -15,6 +15,7 @@ from tfcompat.framework.tensor import Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras.engine.base_layer import Layer, conform_dtype, flatten, is_keras_tensor
 from tfcompat.keras.engine.input_layer import Input, InputLayer
+from tfcompat.keras.engine.network import conform_rank
 from tfcompat.keras.engine.training import Model
 from tfcompat.keras.layers.serialization import deserialize
 from tfcompat.keras.utils.generic_utils import get_custom_objects
@@ -124,7 +125,7 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         x = inputs
         if self._seq_input is not None and isinstance(self._seq_input, Tensor):
-            x = conform_dtype(x, self._seq_input.dtype)
+            x = conform_rank(conform_dtype(x, self._seq_input.dtype), self._seq_input)
         for layer in self._seq_layers:
             kwargs = {}
             if layer._expects_mask_arg:
