@@ -314,3 +314,22 @@ def test_batch_logs_are_running_means(run_eagerly):
             assert float(batch_logs["mae"]) == pytest.approx(float(np.mean(np.abs(rows))),
                                                              rel=1e-5)
     assert history.history["loss"][0] == pytest.approx(float(seen["train"][-1]["loss"]))
+
+
+def test_lists_of_scalars_are_one_array_and_string_arrays_shuffle():
+    """Keras' ListsOfScalarsDataAdapter: `predict(["a b", "c"])` is two samples of one
+    input (was two inputs); `fit` shuffles string arrays."""
+    vectorize = tf.keras.layers.TextVectorization(max_tokens=20, output_sequence_length=3)
+    vectorize.adapt(["the cat sat", "the dog ran"])
+    model = tf.keras.Sequential([
+        tf.keras.Input((1,), dtype="string"), vectorize, tf.keras.layers.Embedding(20, 2),
+        tf.keras.layers.GlobalAveragePooling1D(), tf.keras.layers.Dense(1)])
+    assert model.predict(["the cat", "a dog ran"], verbose=0).shape == (2, 1)
+    model.compile("adam", "mse")
+    history = model.fit(np.array(["the cat", "a dog ran", "sat"]), [1.0, 0.0, 1.0], epochs=2,
+                        shuffle=True, verbose=0)
+    assert len(history.history["loss"]) == 2
+    dense = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    dense.compile("sgd", "mse")
+    dense.fit([[1.0, 2.0], [3.0, 4.0]], [1.0, 2.0], verbose=0)
+    assert dense.predict([[1.0, 2.0]], verbose=0).shape == (1, 1)

@@ -124,6 +124,8 @@ class _ArrayData(object):
             t = structure._t
             if type(index) is slice:
                 return EagerTensor(t[index])
+            if isinstance(t, np.ndarray):       # a string tensor
+                return EagerTensor(t[index.cpu().numpy()])
             return EagerTensor(t.index_select(0, index if index.device == t.device
                                               else index.to(t.device)))
         return map_structure(lambda t: _ArrayData._take(t, index), structure)
@@ -228,9 +230,21 @@ def _ran_out_warning(steps):
                   "function when building your dataset." % steps)
 
 
+def _is_list_of_scalars(value):
+    """Keras' ListsOfScalarsDataAdapter test: a (nested) list of Python numbers or strings
+    is one array of samples, not one model input per item."""
+    if isinstance(value, (float, int, str, bytes, bytearray)):
+        return True
+    if isinstance(value, (list, tuple)) and value:
+        return _is_list_of_scalars(value[0])
+    return False
+
+
 def _make_data(x, y, sample_weight, batch_size, steps, shuffle, what="x"):
     if x is None:
         raise ValueError("Please provide %s data." % what)
+    x, y, sample_weight = (np.asarray(s) if isinstance(s, (list, tuple)) and
+                           _is_list_of_scalars(s) else s for s in (x, y, sample_weight))
     if _is_array_like(x):
         if batch_size is None:
             batch_size = 32
