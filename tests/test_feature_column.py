@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tfcompat as tf
-from tfcompat.feature_column.fingerprint import fingerprint64
+from tfcompat.util.fingerprint import fingerprint64
 
 fc = tf.feature_column
 

@@ -467,3 +467,28 @@ def test_text_vectorization_ragged_tokens_and_callable_split():
                  standardize="lower")   # the default would strip the commas first
     learned.adapt(["z,z,y", "y,z"])
     assert learned.get_vocabulary() == ["", "[UNK]", "z", "y"]
+
+
+def test_hashing_bins_equal_tensorflows():
+    """Values real tf.keras 2.21 gives (FarmHash Fingerprint64 buckets)."""
+    strings = [["A"], ["B"], ["C"], ["D"], ["E"]]
+    np.testing.assert_array_equal(
+        tf.keras.layers.Hashing(num_bins=3)(strings).numpy().ravel(), [1, 0, 1, 1, 2])
+    np.testing.assert_array_equal(
+        tf.keras.layers.Hashing(num_bins=3, mask_value="")(
+            [["A"], ["B"], [""], ["C"], ["D"]]).numpy().ravel(), [1, 1, 0, 2, 2])
+    np.testing.assert_array_equal(
+        tf.keras.layers.Hashing(num_bins=3)(np.array([[1], [2], [3], [4], [5]])).numpy().ravel(),
+        [0, 1, 0, 2, 1])
+    np.testing.assert_array_equal(
+        tf.keras.layers.Hashing(num_bins=3, output_mode="one_hot")(["A", "B"]).numpy(),
+        [[0, 1, 0], [1, 0, 0]])
+    np.testing.assert_array_equal(
+        tf.strings.to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3).numpy(), [0, 2, 2])
+    layer = tf.keras.layers.Hashing.from_config(tf.keras.layers.Hashing(num_bins=5).get_config())
+    with tf.Graph().as_default():
+        inputs = tf.compat.v1.placeholder(tf.string, [None, 1])
+        bins = layer(inputs)
+        with tf.compat.v1.Session() as sess:
+            graph_bins = sess.run(bins, {inputs: np.array(strings)})
+    np.testing.assert_array_equal(graph_bins, layer(strings).numpy())

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.feature_column.fingerprint import fingerprint64
+from tfcompat.util.fingerprint import fingerprint64
 from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.graph import get_default_graph
 from tfcompat.framework.ops import op, to_torch

@@ -30,6 +30,7 @@ from tfcompat.ops.array_ops import _as_ints, _axis
 from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
 from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
 from tfcompat.ops.sparse_ops import SparseTensor
+from tfcompat.util.fingerprint import fingerprint64
 
 
 def _strings(value, what="input"):
@@ -265,6 +266,29 @@ def string_to_number(string_tensor, out_type=dtypes.float32, name=None):
 def to_number(input, out_type=dtypes.float32, name=None):  # noqa: A002 - TF's name
     """TF2 `tf.strings.to_number(input, out_type)`."""
     return _to_number(input, out_type)
+
+
+@tf_export("strings.to_hash_bucket_fast", v1=["string_to_hash_bucket_fast"])
+def to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 - TF's name
+    """`tf.strings.to_hash_bucket_fast`: each string's FarmHash Fingerprint64 modulo
+    `num_buckets`, as int64 (the buckets TF gives, so hashed features match TF's)."""
+    if int(num_buckets) < 1:
+        raise errors.InvalidArgumentError("Number of buckets must be at least 1")
+    tensor, shape = string_input(input, "input")
+    buckets = int(num_buckets)
+
+    def bucket(values):
+        cache = {}
+        out = np.empty(values.shape, dtype=np.int64)
+        flat = out.reshape(-1)
+        for index, item in enumerate(flat_strings(values)):
+            if item not in cache:
+                data = item if isinstance(item, bytes) else str(item).encode("utf-8")
+                cache[item] = fingerprint64(data) % buckets
+            flat[index] = cache[item]
+        return (torch.from_numpy(out),)
+    return run_op(bucket, "StringToHashBucketFast", [tensor], [(dtypes.int64, shape)],
+                  name)[0]
 
 
 @tf_export("as_string", "strings.as_string", v1=["dtypes.as_string"])
