@@ -911,3 +911,17 @@ def test_flat_map_then_batch_regroups_across_datasets():
         tf.sparse.SparseTensor([[0]], [i], [2])))
     assert [tf.sparse.to_dense(s).numpy().tolist() for s in sparse.batch(2)] == \
         [[[0, 0], [1, 0]]]
+
+
+def test_map_functions_prune_unused_stateless_ops_and_keep_stateful_ones():
+    """As TF's dataset functions: an unused op that would fail is not run; an unused
+    variable update is."""
+    counter = tf.Variable(0)
+
+    def fn(x):
+        tf.gather(tf.reshape(x, [1]), x + 5)     # out of range: fails if run
+        counter.assign_add(1)
+        return x * 2
+
+    values = [int(v) for v in tf.data.Dataset.range(3).map(fn)]
+    assert values == [0, 2, 4] and int(counter.numpy()) == 3

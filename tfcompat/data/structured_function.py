@@ -97,7 +97,7 @@ class StructuredFunction(object):
         self.output_structure = outputs
         self.output_spec = structure.element_spec(outputs)
         self._out_specs = flatten(self.output_spec)
-        self._module, self._extra = graph.build_module(feeds, results, run_all=True)
+        self._module, self._extra = graph.build_module(feeds, results, keep_stateful=True)
         dense = not any(isinstance(s, (SparseTensorSpec, RaggedTensorSpec))
                         for s in flat_spec + self._out_specs)
         self._vectorized = vectorization.vectorize(self._module, len(feeds)) \
