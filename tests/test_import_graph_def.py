@@ -57,6 +57,22 @@ def test_frozen_keras_cnn_gives_real_tf_outputs():
     np.testing.assert_allclose(value, _fixture("cnn_output.npy"), rtol=1e-5, atol=1e-5)
 
 
+def test_function_calls_are_inlined_under_the_call_name():
+    """Keras 2 runs grouped convolutions as a jit-compiled tf.function: the frozen graph
+    calls a library function (PartitionedCall), as ConvNeXt's and RegNet's do."""
+    graph_def = _graph_def("grouped_frozen.pb")
+    call = next(node for node in graph_def.node if node.op == "PartitionedCall")
+    graph = tf.Graph()
+    with graph.as_default():
+        output, = tf.compat.v1.import_graph_def(graph_def, return_elements=["Identity:0"])
+        assert graph.get_operation_by_name("import/%s/Conv2D" % call.name).type == "Conv2D"
+        assert graph.get_tensor_by_name("import/%s:0" % call.name).shape.as_list() == \
+            [None, 8, 8, 8]
+        with tf.compat.v1.Session() as sess:
+            value = sess.run(output, {"import/x:0": _fixture("grouped_input.npy")})
+    np.testing.assert_allclose(value, _fixture("grouped_output.npy"), rtol=1e-5, atol=1e-5)
+
+
 def test_frozen_tf1_graph_gives_real_tf_outputs():
     with open(os.path.join(HERE, "tf1_outputs.json")) as f:
         outputs = json.load(f)["outputs"]

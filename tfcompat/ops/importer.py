@@ -5,7 +5,10 @@ Each NodeDef becomes a node of our graph made by calling its raw op's entry
 (`tf.raw_ops.<op>`, `raw_ops.RAW_OPS`) with the node's inputs and attrs, so it runs,
 differentiates and compiles like any other op, under TF's names ("import/conv2d/Conv2D").
 Op types resolve only through that table: nothing named in the file is imported or run.
-Every op type we lack is reported at once, with counts, before anything is built. Lives
+Calls of the GraphDef's own library functions (`PartitionedCall`: what Keras 2's grouped
+convolutions freeze to) are inlined under the call's name. Small int32 constants reach
+their consumers as values (as TF's shape inference reads them). Every op type we lack is
+reported at once, with counts, before anything is built. Lives
 in ops/, above TF's framework/ path, because it calls the raw ops. Devices in the NodeDefs
 are not kept (ops go where the importing code places them).
 """
@@ -36,12 +39,29 @@ class UnsupportedOpsError(errors.UnimplementedError, NotImplementedError):
             "supported ones." % (len(op_types), listed))
 
 
-def _check_op_types(graph_def):
+# calls of a GraphDef's library functions, which the importer inlines
+FUNCTION_CALLS = ("PartitionedCall", "StatefulPartitionedCall")
+
+
+def _node_op_types(nodes, library, seen=()):
+    """The op types `nodes` need built: a call of a function of `library` stands for the
+    op types of its body (a call of any other function stays a call, unsupported)."""
+    for node in nodes:
+        function = node.attr["f"].func.name if node.op in FUNCTION_CALLS else None
+        if function in library and function not in seen:
+            yield from _node_op_types(library[function].node_def, library,
+                                      seen + (function,))
+        else:
+            yield node.op
+
+
+def _check_op_types(graph_def, library):
     """One error naming every op type of `graph_def` we cannot build: NotFoundError when
     some are not TensorFlow ops at all (as TF's "Op type not registered"), else
     UnsupportedOpsError."""
-    missing = collections.Counter(node.op for node in graph_def.node
-                                  if node.op not in raw_ops.RAW_OPS)
+    missing = collections.Counter(op_type for op_type in _node_op_types(graph_def.node,
+                                                                         library)
+                                  if op_type not in raw_ops.RAW_OPS)
     if not missing:
         return
     missing = dict(missing.most_common())
@@ -105,13 +125,14 @@ def _input_groups(node, definition):
     return groups
 
 
-def _topological_order(graph_def):
-    """The nodes with each one after its inputs (TF's importer accepts any order)."""
-    by_name = {node.name: node for node in graph_def.node}
+def _topological_order(nodes, arguments=()):
+    """`nodes` with each one after its inputs (TF's importer accepts any order);
+    `arguments` names the inputs that are not nodes (a function's)."""
+    by_name = {node.name: node for node in nodes}
     waiting = {}
     dependents = collections.defaultdict(list)
-    for node in graph_def.node:
-        sources = {_source(i) for i in node.input}
+    for node in nodes:
+        sources = {_source(i) for i in node.input} - set(arguments)
         unknown = [s for s in sources if s not in by_name]
         if unknown:
             raise ValueError("Node %r has an input from a node not in graph_def: %r"
@@ -119,7 +140,7 @@ def _topological_order(graph_def):
         waiting[node.name] = len(sources)
         for source in sources:
             dependents[source].append(node.name)
-    ready = collections.deque(node.name for node in graph_def.node if not waiting[node.name])
+    ready = collections.deque(node.name for node in nodes if not waiting[node.name])
     ordered = []
     while ready:
         name = ready.popleft()
@@ -128,7 +149,7 @@ def _topological_order(graph_def):
             waiting[dependent] -= 1
             if not waiting[dependent]:
                 ready.append(dependent)
-    if len(ordered) != len(graph_def.node):
+    if len(ordered) != len(nodes):
         cycle = sorted(name for name, count in waiting.items() if count)
         raise ValueError("graph_def has a cycle (TF1 while loops are not supported): %s"
                          % ", ".join(cycle[:5]))
@@ -145,11 +166,36 @@ def _tensor_key(reference):
     return name, int(index or 0)
 
 
+def _flat_output_index(node, output_arg, index):
+    """A FunctionDef input "node:output_arg:index" as the index among the node's outputs
+    (list output args count as many tensors as their length attr says)."""
+    position = 0
+    for name, length_attr in raw_ops.OP_DEFS[node.op]["outputs"]:
+        if name == output_arg:
+            return position + index
+        if length_attr is None:
+            position += 1
+        else:
+            attr = node.attr[length_attr]
+            position += attr.i if attr.WhichOneof("value") == "i" else len(attr.list.type)
+    raise ValueError("Op %s of node %r has no output %r" % (node.op, node.name, output_arg))
+
+
+def _graph_reference(reference, nodes):
+    """A FunctionDef's input reference ("arg", "node:output_arg:index", "^node") in
+    GraphDef form ("arg", "node:flat_index", "^node")."""
+    parts = reference.split(":")
+    if len(parts) != 3:
+        return reference
+    return "%s:%d" % (parts[0], _flat_output_index(nodes[parts[0]], parts[1], int(parts[2])))
+
+
 class _Importer(object):
 
-    def __init__(self, graph, scope, input_map):
+    def __init__(self, graph, scope, input_map, library):
         self.graph = graph
         self.scope = scope
+        self.library = library
         self.input_map = {_tensor_key(k): v for k, v in input_map.items()}
         self.used_inputs = set()
         self.ops = {}       # node name in graph_def -> Operation
@@ -177,6 +223,41 @@ class _Importer(object):
             raise ValueError("Node input %r: op %s has only %d outputs"
                              % (reference, op.name, len(op.outputs)))
         return op.outputs[key[1]]
+
+    def import_nodes(self, nodes):
+        for node in nodes:
+            if node.op in FUNCTION_CALLS:
+                self.import_call(node)
+            else:
+                self.import_node(node)
+
+    def import_call(self, node):
+        """A call of a library function, inlined: its body's nodes under the call's name
+        ("call/Conv2D"), then one IdentityN node (NoOp without outputs), named as the
+        call, giving its outputs."""
+        function = self.library[node.attr["f"].func.name]
+        signature = function.signature
+        arguments = [i for i in node.input if not i.startswith("^")]
+        body = {n.name: n for n in function.node_def}
+        rewritten = []
+        for inner in function.node_def:
+            copy = type(inner)()
+            copy.CopyFrom(inner)
+            del copy.input[:]
+            copy.input.extend(_graph_reference(i, body) for i in inner.input)
+            rewritten.append(copy)
+        names = [a.name for a in signature.input_arg]
+        inner_importer = _Importer(
+            self.graph, self.scope + node.name + "/",
+            {name + ":0": self.tensor(i) for name, i in zip(names, arguments)}, self.library)
+        controls = [self.ops[i[1:]] for i in node.input if i.startswith("^")]
+        with self.graph.control_dependencies(controls):
+            inner_importer.import_nodes(_topological_order(rewritten, names))
+        outputs = [inner_importer.tensor(_graph_reference(function.ret[a.name], body))
+                   for a in signature.output_arg]
+        name = self.scope + node.name + "/"
+        self.ops[node.name] = _first_tensor(raw_ops.RAW_OPS["IdentityN"](
+            input=outputs, name=name)).op if outputs else raw_ops.RAW_OPS["NoOp"](name=name)
 
     def import_node(self, node):
         definition = raw_ops.OP_DEFS[node.op]
@@ -238,8 +319,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                             "objects, got value %r for %r" % (value, key))
     if return_elements is not None and not all(isinstance(e, str) for e in return_elements):
         raise TypeError("return_elements must be a list of strings.")
-    _check_op_types(graph_def)
-    ordered = _topological_order(graph_def)
+    library = {f.signature.name: f for f in graph_def.library.function}
+    _check_op_types(graph_def, library)
+    ordered = _topological_order(graph_def.node)
     graph = get_default_graph()
     with graph.as_default():
         if name == "":
@@ -247,10 +329,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         else:
             with graph.name_scope(name or "import") as scope:
                 pass
-        importer = _Importer(graph, scope, input_map)
+        importer = _Importer(graph, scope, input_map, library)
         with graph.control_dependencies(None):
-            for node in ordered:
-                importer.import_node(node)
+            importer.import_nodes(ordered)
     unused = sorted("%s:%d" % key for key in importer.input_map
                     if key not in importer.used_inputs)
     if unused:

@@ -23,9 +23,9 @@ from tfcompat.framework import dtypes
 from tfcompat.framework.constant_op import constant
 from tfcompat.framework.graph import placeholder, placeholder_with_default
 from tfcompat.framework.meta_graph import _tensor_value
-from tfcompat.framework.ops import op, run_impl
-from tfcompat.ops import (array_ops, clip_ops, control_flow_ops, image_ops, math_ops,
-                          nn_ops)
+from tfcompat.framework.ops import op, run_impl, to_torch
+from tfcompat.ops import (array_ops, clip_ops, control_flow_ops, image_ops, linalg_ops,
+                          math_ops, nn_ops)
 
 with open(os.path.join(os.path.dirname(__file__), "raw_op_defs.json")) as _file:
     OP_DEFS = json.load(_file)
@@ -156,13 +156,23 @@ for _op_type, _target in {
         "BitwiseAnd": math_ops.bitwise_and, "BitwiseOr": math_ops.bitwise_or,
         "BitwiseXor": math_ops.bitwise_xor, "LeftShift": math_ops.left_shift,
         "RightShift": math_ops.right_shift, "Invert": math_ops.invert,
-        "AddN": math_ops.add_n, "BiasAdd": nn_ops.bias_add,
+        "Mod": math_ops.floormod, "AddN": math_ops.add_n, "BiasAdd": nn_ops.bias_add,
+        "BiasAddV1": nn_ops.bias_add, "L2Loss": nn_ops.l2_loss,
+        "LRN": nn_ops.local_response_normalization, "InTopKV2": nn_ops.in_top_k,
+        "MatrixBandPart": linalg_ops.band_part,
         "ClipByValue": clip_ops.clip_by_value,
         # reductions: (input, axis, keep_dims)
         "Mean": math_ops.reduce_mean, "Sum": math_ops.reduce_sum, "Max": math_ops.reduce_max,
         "Min": math_ops.reduce_min, "Prod": math_ops.reduce_prod, "All": math_ops.reduce_all,
         "Any": math_ops.reduce_any, "ArgMax": math_ops.argmax_v2,
         "ArgMin": math_ops.argmin_v2, "Cumsum": math_ops.cumsum, "Cumprod": math_ops.cumprod,
+        "SegmentSum": math_ops.segment_sum, "SegmentProd": math_ops.segment_prod,
+        "SegmentMax": math_ops.segment_max, "SegmentMin": math_ops.segment_min,
+        "SegmentMean": math_ops.segment_mean,
+        "UnsortedSegmentSum": math_ops.unsorted_segment_sum,
+        "UnsortedSegmentProd": math_ops.unsorted_segment_prod,
+        "UnsortedSegmentMax": math_ops.unsorted_segment_max,
+        "UnsortedSegmentMin": math_ops.unsorted_segment_min,
         # array ops
         "Identity": array_ops.identity, "IdentityN": array_ops.identity_n,
         "StopGradient": array_ops.stop_gradient, "ZerosLike": array_ops.zeros_like_v2,
@@ -174,6 +184,14 @@ for _op_type, _target in {
         "BroadcastTo": array_ops.broadcast_to, "ConcatV2": array_ops.concat,
         "Pack": array_ops.stack, "Unpack": array_ops.unstack,
         "Select": array_ops.where, "SelectV2": array_ops.where_v2, "Where": array_ops.where,
+        "Snapshot": array_ops.identity, "EnsureShape": array_ops.ensure_shape,
+        "ReverseV2": array_ops.reverse, "ShapeN": array_ops.shape_n,
+        "Unique": array_ops.unique, "SpaceToBatchND": array_ops.space_to_batch_nd,
+        "BatchToSpaceND": array_ops.batch_to_space_nd,
+        # 3-D convolution and pooling
+        "Conv3D": nn_ops.conv3d_v2, "MaxPool3D": nn_ops.max_pool3d,
+        "AvgPool3D": nn_ops.avg_pool3d,
+        "ResizeArea": image_ops.resize_area,
 }.items():
     _same_arguments(_op_type, _target)
 
@@ -216,9 +234,43 @@ def _mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fa
     return run_impl(math_ops.matmul, a, b, transpose_a, transpose_b)
 
 
+@raw_op("BatchMatMul")
+def _batch_mat_mul(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False, name=None):
+    return run_impl(math_ops.matmul, x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+
+
 @raw_op("BatchMatMulV2")
 def _batch_mat_mul_v2(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False, name=None):
     return run_impl(math_ops.matmul, x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+
+
+@raw_op("BatchMatMulV3")
+def _batch_mat_mul_v3(x, y, Tout, adj_x=False, adj_y=False, grad_x=False,  # noqa: N803
+                      grad_y=False, name=None):
+    """Inputs of one dtype (TF also takes int8/uint8 pairs with an int32 `Tout`)."""
+    product = run_impl(math_ops.matmul, x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+    return product.to(dtypes.as_dtype(Tout).torch_dtype)
+
+
+def _equality(target, x, y, incompatible_shape_error):
+    """Equal/NotEqual: with `incompatible_shape_error=False` (what TF 2's `==` records)
+    shapes that do not broadcast compare unequal as one bool, instead of raising."""
+    if not incompatible_shape_error:
+        try:
+            torch.broadcast_shapes(tuple(to_torch(x).shape), tuple(to_torch(y).shape))
+        except RuntimeError:
+            return torch.tensor(target is math_ops.not_equal)
+    return run_impl(target, x, y)
+
+
+@raw_op("Equal")
+def _equal(x, y, incompatible_shape_error=True, name=None):
+    return _equality(math_ops.equal, x, y, incompatible_shape_error)
+
+
+@raw_op("NotEqual")
+def _not_equal(x, y, incompatible_shape_error=True, name=None):
+    return _equality(math_ops.not_equal, x, y, incompatible_shape_error)
 
 
 @raw_op("Squeeze")
@@ -236,6 +288,26 @@ def _gather_v2(params, indices, axis, batch_dims=0, name=None):
 def _gather_nd(params, indices, bad_indices_policy="", name=None):
     """Out-of-range indices raise, TF's CPU behaviour (its default policy)."""
     return run_impl(array_ops.gather_nd, params, indices)
+
+
+@raw_op("ScatterNd")
+def _scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
+    return run_impl(array_ops.scatter_nd, indices, updates, shape)
+
+
+@raw_op("TensorScatterUpdate")
+def _tensor_scatter_update(tensor, indices, updates, bad_indices_policy="", name=None):
+    return run_impl(array_ops.tensor_scatter_nd_update, tensor, indices, updates)
+
+
+@raw_op("DepthToSpace")
+def _depth_to_space(input, block_size, data_format="NHWC", name=None):  # noqa: A002
+    return run_impl(array_ops.depth_to_space, input, block_size, data_format=data_format)
+
+
+@raw_op("SpaceToDepth")
+def _space_to_depth(input, block_size, data_format="NHWC", name=None):  # noqa: A002
+    return run_impl(array_ops.space_to_depth, input, block_size, data_format=data_format)
 
 
 @raw_op("Split")
@@ -277,6 +349,11 @@ def _one_hot(indices, depth, on_value, off_value, axis=-1, name=None):
 def _top_k_v2(input, k, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
     values, indices = run_impl(nn_ops.top_k, input, k, sorted)
     return values, indices.to(dtypes.as_dtype(index_type).torch_dtype)
+
+
+@raw_op("TopK")
+def _top_k(input, k, sorted=True, name=None):  # noqa: A002 - TF's names
+    return run_impl(nn_ops.top_k, input, k, sorted)
 
 
 @raw_op("Einsum")
