@@ -100,3 +100,24 @@ def test_printing_and_conversion_read_as_tf():
     assert not tf.is_tensor([1, 2])
     dim = tf.constant([[1, 2, 3]]).shape[1]
     assert str(dim) == "3" and dim == 3
+
+
+def test_tensor_shapes_convert_to_tensors_as_tf():
+    """A fully known TensorShape converts to int32 dims (int64 if asked); a partly known one
+    raises ValueError, another dtype TypeError (tf.reduce_prod(kernel.shape) in TF guides)."""
+    shape = tf.TensorShape([2, 3])
+    assert tf.convert_to_tensor(shape).dtype == tf.int32
+    np.testing.assert_array_equal(tf.convert_to_tensor(shape).numpy(), [2, 3])
+    assert int(tf.reduce_prod(shape)) == 6
+    assert tf.convert_to_tensor(shape, tf.int64).dtype == tf.int64
+    with pytest.raises(ValueError, match="partially known TensorShape"):
+        tf.convert_to_tensor(tf.TensorShape([None, 3]))
+    with pytest.raises(TypeError, match="Allowed dtypes are tf.int32 and tf.int64"):
+        tf.convert_to_tensor(shape, tf.float32)
+
+
+def test_tensor_repr_breaks_the_line_only_for_multi_line_arrays():
+    assert repr(tf.constant([2, 3])) == \
+        "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>"
+    assert repr(tf.constant([[1.0, 2.0], [3.0, 4.0]])).startswith(
+        "<tf.Tensor: shape=(2, 2), dtype=float32, numpy=\narray([[1., 2.],")

@@ -21,6 +21,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.tensor import EagerTensor, Tensor
+from tfcompat.framework.tensor_shape import TensorShape
 
 _state = context.state
 _INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
@@ -111,6 +112,21 @@ def _check_lossless(value, dtype):
                     value, dtype.name))
 
 
+def _shape_as_dims(shape, dtype):
+    """A fully known TensorShape as TF converts it: its dims, int32 unless `dtype` is int64
+    (or a dim needs it); ValueError when partly unknown, TypeError for other dtypes."""
+    if shape.rank is None or not shape.is_fully_defined():
+        raise ValueError("Cannot convert a partially known TensorShape %s to a Tensor."
+                         % (tuple(shape.as_list()) if shape.rank is not None else "<unknown>",))
+    if dtype is not None and dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError("Cannot convert TensorShape %s to dtype %r. Allowed dtypes are tf.int32 "
+                        "and tf.int64." % (tuple(shape.as_list()), dtype))
+    dims = [int(size) for size in shape.as_list()]
+    if dtype is None:
+        dtype = dtypes.int64 if any(size > _INT32_MAX for size in dims) else dtypes.int32
+    return np.array(dims, dtype=dtype.as_numpy_dtype), dtype
+
+
 def constant_to_torch(value, dtype=None, device=None):
     """A Python/numpy value (no tensors inside) -> torch tensor with TF's dtype rules.
 
@@ -119,6 +135,8 @@ def constant_to_torch(value, dtype=None, device=None):
     if isinstance(value, _composite_types):
         raise CompositeTensorArgument("Failed to convert elements of %r to Tensor. Consider "
                                       "casting elements to a supported type." % (value,))
+    if isinstance(value, TensorShape):
+        value, dtype = _shape_as_dims(value, dtype)
     if dtype is None:
         dtype = infer_dtype(value)
     elif not isinstance(value, (np.ndarray, np.generic)):

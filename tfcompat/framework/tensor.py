@@ -233,8 +233,11 @@ def _unwrap_for_torch(value):
 
 
 def _numpy_repr(value):
+    """TF's `numpy_text(is_repr=True)`: the array's repr, from a new line when it spans
+    several (`numpy=array([2, 3], dtype=int32)` stays on one line)."""
     if isinstance(value, np.ndarray):
-        return "\n" + repr(value)
+        text = repr(value)
+        return "\n" + text if "\n" in text else text
     return str(value) if isinstance(value, np.generic) else repr(value)
 
 
