@@ -287,6 +287,33 @@ def test_raw_array_ops():
         tf.raw_ops.GatherV2(params=x, indices=[2, 0], axis=2).numpy(), x[:, :, [2, 0]])
 
 
+def test_raw_comparisons_and_multi_output_ops():
+    assert tf.raw_ops.Equal(x=[1, 2], y=[1, 2, 3],
+                            incompatible_shape_error=False).numpy().tolist() is False
+    with pytest.raises(errors.InvalidArgumentError):
+        tf.raw_ops.Equal(x=[1, 2], y=[1, 2, 3])
+    assert tf.raw_ops.NotEqual(x=[1, 2], y=[1, 3]).numpy().tolist() == [False, True]
+    top = tf.raw_ops.TopKV2(input=[1.0, 5.0, 3.0], k=2, index_type=tf.int64)
+    assert top._fields == ("values", "indices")
+    assert top.values.numpy().tolist() == [5.0, 3.0] and top.indices.dtype == tf.int64
+    unique = tf.raw_ops.Unique(x=[3, 1, 3])
+    assert unique.y.numpy().tolist() == [3, 1] and unique.idx.numpy().tolist() == [0, 1, 0]
+    a, b = np.ones((2, 2, 3), np.float32), np.arange(6, dtype=np.float32).reshape(1, 3, 2)
+    np.testing.assert_allclose(
+        tf.raw_ops.BatchMatMulV3(x=a, y=b, Tout=tf.float32, adj_x=False).numpy(), a @ b)
+
+
+def test_raw_const_reads_tensor_protos_as_tf_kernels_do():
+    """TF writes a scalar zero without values; a shorter value list repeats its last."""
+    zero = tf.make_tensor_proto(0.0)
+    del zero.float_val[:]
+    assert tf.raw_ops.Const(value=zero, dtype=tf.float32).numpy() == 0.0
+    short = tf.make_tensor_proto(1, dtype=tf.int32)
+    short.int_val.append(2)
+    short.tensor_shape.dim.add(size=4)
+    assert tf.raw_ops.Const(value=short, dtype=tf.int32).numpy().tolist() == [1, 2, 2, 2]
+
+
 def test_raw_ops_take_keyword_arguments_only():
     with pytest.raises(TypeError, match="MatMul only takes keyword args"):
         tf.raw_ops.MatMul([[1.0]], [[2.0]])

@@ -15,7 +15,6 @@ are not kept (ops go where the importing code places them).
 import collections
 
 from tensorboard.compat.proto import graph_pb2
-from tensorboard.util import tensor_util
 
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors
@@ -207,7 +206,7 @@ class _Importer(object):
         known and ops taking static axes accept them (Python ints convert to int32)."""
         if node.attr["dtype"].type != dtypes.int32.as_datatype_enum:
             return
-        value = tensor_util.make_ndarray(node.attr["value"].tensor)
+        value = raw_ops.tensor_proto_value(node.attr["value"].tensor, dtypes.int32)
         if value.size <= _MAX_FOLDED:
             self.int_constants[node.name] = value.tolist()
 

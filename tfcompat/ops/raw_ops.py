@@ -199,12 +199,40 @@ for _op_type, _target in {
 # ---------------------------------------------------------------- ops needing their attrs mapped
 
 
+# the TensorProto field holding the values of each dtype (without tensor_content)
+_VALUE_FIELDS = {"float32": "float_val", "float64": "double_val", "int64": "int64_val",
+                 "bool": "bool_val", "string": "string_val", "float16": "half_val",
+                 "bfloat16": "half_val", "complex64": "scomplex_val",
+                 "complex128": "dcomplex_val", "uint32": "uint32_val",
+                 "uint64": "uint64_val"}
+
+
+def tensor_proto_value(proto, dtype):
+    """The numpy value of a TensorProto as TF's kernels read it: without `tensor_content`
+    a value list shorter than the tensor repeats its last value, and an empty one means
+    zeros (TF writes scalar zeros that way)."""
+    dtype = dtypes.as_dtype(dtype)
+    if not proto.tensor_content:
+        field = _VALUE_FIELDS.get(dtype.name, "int_val")
+        values = getattr(proto, field)
+        count = 1
+        for dim in proto.tensor_shape.dim:
+            count *= dim.size
+        per_element = 2 if dtype.is_complex else 1
+        if len(values) < count * per_element:
+            proto = type(proto)(dtype=proto.dtype, tensor_shape=proto.tensor_shape)
+            filled = list(values) or [b"" if dtype is dtypes.string else 0] * per_element
+            filled += filled[-per_element:] * (count - len(filled) // per_element)
+            getattr(proto, field).extend(filled)
+    return _tensor_value(proto, dtype)
+
+
 @raw_op("Const", records_itself=True)
 def _const(value, dtype, name=None):
     """`value` a TensorProto (as in a NodeDef) or anything `tf.constant` takes."""
     dtype = dtypes.as_dtype(dtype)
     if type(value).__name__ == "TensorProto":
-        value = _tensor_value(value, dtype)
+        value = tensor_proto_value(value, dtype)
     return constant(value, dtype=dtype, name=name)
 
 
