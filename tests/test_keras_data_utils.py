@@ -1,0 +1,305 @@
+"""Keras 2 data utilities (tf.keras.preprocessing text / sequence / image, the
+`*_dataset_from_directory` and `timeseries_dataset_from_array` utilities) against the values
+real tf.keras 2 gives (tests/fixtures/keras_data_utils/make_fixtures.py wrote them)."""
+import importlib.util
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+
+import tfcompat as tf
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "keras_data_utils")
+with open(os.path.join(FIXTURES, "expected.json")) as _f:
+    EXPECTED = json.load(_f)
+_spec = importlib.util.spec_from_file_location("make_fixtures",
+                                               os.path.join(FIXTURES, "make_fixtures.py"))
+make_fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_fixtures)
+TEXTS = make_fixtures.TEXTS
+text = tf.keras.preprocessing.text
+sequence = tf.keras.preprocessing.sequence
+image = tf.keras.preprocessing.image
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("keras_data"))
+    make_fixtures.write_image_tree(root)
+    return root
+
+
+def _batches(dataset):
+    out = []
+    for element in dataset:
+        if isinstance(element, tuple):
+            out.append([np.asarray(part).tolist() for part in element])
+        else:
+            out.append(np.asarray(element).tolist())
+    return out
+
+
+def _close(actual, expected, atol=1e-4):
+    np.testing.assert_allclose(np.asarray(actual, dtype="float64"),
+                               np.asarray(expected, dtype="float64"), atol=atol)
+
+
+# text
+
+def test_text_to_word_sequence_and_hashing():
+    assert [text.text_to_word_sequence(t) for t in TEXTS] == EXPECTED["text_to_word_sequence"]
+    assert text.text_to_word_sequence("Hello, World-wide web", filters=",", lower=False,
+                                      split="-") == EXPECTED["text_to_word_sequence_options"]
+    assert ([text.hashing_trick(t, 17, hash_function="md5") for t in TEXTS]
+            == EXPECTED["hashing_trick_md5"])
+    encoded = text.one_hot("the cat the", 10)
+    assert encoded[0] == encoded[2] and all(1 <= i < 10 for i in encoded)
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("default", {}), ("num_words_oov", dict(num_words=5, oov_token="<oov>")),
+    ("char_level", dict(char_level=True, lower=False)),
+    ("no_lower", dict(lower=False, filters="."))])
+def test_tokenizer_matches_keras(name, kwargs):
+    expected = EXPECTED["tokenizer"][name]
+    tok = text.Tokenizer(**kwargs)
+    tok.fit_on_texts(TEXTS)
+    assert tok.word_index == expected["word_index"]
+    assert {str(k): v for k, v in tok.index_word.items()} == expected["index_word"]
+    assert [list(item) for item in tok.word_counts.items()] == expected["word_counts"]
+    assert dict(tok.word_docs) == expected["word_docs"]
+    assert tok.document_count == expected["document_count"]
+    assert tok.texts_to_sequences(TEXTS + ["unseen cat words the"]) == expected["sequences"]
+    assert tok.sequences_to_texts([[1, 2, 3, 40], [5, 4]]) == expected["texts"]
+    for mode, matrix in expected["matrices"].items():
+        _close(tok.texts_to_matrix(TEXTS[:2] + ["the the cat"], mode=mode), matrix, 1e-12)
+    config, expected_config = json.loads(tok.to_json())["config"], expected["json"]["config"]
+    for key in ("word_counts", "word_docs", "index_docs", "index_word", "word_index"):
+        # word_docs / index_docs follow set order, which Python salts per process
+        assert json.loads(config.pop(key)) == json.loads(expected_config.pop(key))
+    assert config == expected_config
+    restored = text.tokenizer_from_json(tok.to_json())
+    assert restored.word_index == tok.word_index
+    assert restored.texts_to_sequences(TEXTS) == tok.texts_to_sequences(TEXTS)
+    assert restored.index_word == tok.index_word
+
+
+def test_tokenizer_fit_on_sequences_and_errors():
+    tok = text.Tokenizer()
+    tok.fit_on_sequences([[1, 2, 2], [2, 3]])
+    tok.num_words = 5
+    _close(tok.sequences_to_matrix([[1, 2, 2, 9]], mode="tfidf"),
+           EXPECTED["fit_on_sequences_tfidf"], 1e-12)
+    with pytest.raises(ValueError, match="Specify a dimension"):
+        text.Tokenizer().texts_to_matrix(["a"])
+    with pytest.raises(ValueError, match="Unknown vectorization mode"):
+        tok.sequences_to_matrix([[1]], mode="nope")
+    with pytest.raises(TypeError, match="Unrecognized keyword"):
+        text.Tokenizer(bogus=1)
+
+
+def test_tokenizer_from_json_reads_data_only():
+    evil = json.dumps({"class_name": "Tokenizer", "config": {
+        "num_words": None, "filters": "", "lower": True, "split": " ", "char_level": False,
+        "oov_token": None, "document_count": 0, "word_counts": "{}", "word_docs": "{}",
+        "index_docs": "{}", "index_word": "{}", "word_index": '{"__import__": 1}'}})
+    assert text.tokenizer_from_json(evil).word_index == {"__import__": 1}
+
+
+# sequence
+
+def test_pad_sequences_matches_keras():
+    seqs = [[1, 2, 3], [4, 5], [6, 7, 8, 9, 10], []]
+    expected = EXPECTED["pad_sequences"]
+    assert sequence.pad_sequences(seqs).tolist() == expected["default"]
+    assert sequence.pad_sequences(seqs, maxlen=3, padding="post", truncating="post",
+                                  value=-1).tolist() == expected["post_post_3"]
+    padded = sequence.pad_sequences(seqs, maxlen=4, dtype="float32", value=0.5)
+    assert padded.dtype == np.float32 and padded.tolist() == expected["float"]
+
+
+def test_timeseries_generator_matches_keras():
+    gen = sequence.TimeseriesGenerator(np.arange(40).reshape(20, 2), np.arange(20) * 10,
+                                       length=4, sampling_rate=2, stride=3, start_index=1,
+                                       end_index=17, batch_size=2, reverse=True)
+    expected = EXPECTED["timeseries_generator"]
+    assert len(gen) == expected["len"]
+    assert [[x.tolist(), y.tolist()] for x, y in (gen[i] for i in range(len(gen)))] \
+        == expected["batches"]
+    assert json.loads(gen.to_json())["config"]["length"] == 4
+    with pytest.raises(ValueError, match="same length"):
+        sequence.TimeseriesGenerator(np.arange(3), np.arange(4), length=1)
+
+
+def test_sampling_table_and_skipgrams_match_keras():
+    _close(sequence.make_sampling_table(8, 0.01), EXPECTED["make_sampling_table"], 1e-12)
+    random.seed(1)
+    couples, labels = sequence.skipgrams([1, 2, 0, 3, 4, 5], 6, window_size=2, seed=7)
+    assert [couples, labels] == EXPECTED["skipgrams"]
+    random.seed(3)
+    couples, labels = sequence.skipgrams([1, 2, 3, 4], 5, window_size=1, negative_samples=0.5,
+                                         categorical=True, shuffle=False,
+                                         sampling_table=[1.0, 0.2, 1.0, 0.5, 1.0])
+    assert [couples, labels] == EXPECTED["skipgrams_table"]
+
+
+@pytest.mark.parametrize("name,values,kwargs", [
+    ("targets", np.arange(30), dict(targets=np.arange(30) * 2, sequence_length=5,
+                                    sequence_stride=3, sampling_rate=2, batch_size=4,
+                                    start_index=2, end_index=27)),
+    ("no_targets", np.arange(30), dict(targets=None, sequence_length=4, batch_size=None)),
+    ("floats", np.arange(60.0).reshape(30, 2), dict(targets=None, sequence_length=3,
+                                                    sequence_stride=7, batch_size=3))])
+def test_timeseries_dataset_from_array_matches_keras(name, values, kwargs):
+    dataset = tf.keras.utils.timeseries_dataset_from_array(values, **kwargs)
+    assert _batches(dataset) == EXPECTED["timeseries"][name]
+
+
+def test_timeseries_dataset_shuffle_and_errors():
+    dataset = tf.keras.preprocessing.timeseries_dataset_from_array(
+        np.arange(30), None, 4, batch_size=None, shuffle=True, seed=5)
+    windows = _batches(dataset)
+    assert sorted(windows) == EXPECTED["timeseries"]["shuffled_sorted"]
+    assert windows != sorted(windows)
+    with pytest.raises(ValueError, match="`start_index` must be lower"):
+        tf.keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, start_index=5)
+    with pytest.raises(ValueError, match="`sampling_rate` must be higher than 0"):
+        tf.keras.utils.timeseries_dataset_from_array(np.arange(5), None, 2, sampling_rate=0)
+
+
+# directories
+
+def test_image_dataset_from_directory_matches_keras(tree):
+    images = os.path.join(tree, "images")
+    expected = EXPECTED["image_dataset"]
+    dataset = tf.keras.utils.image_dataset_from_directory(images, image_size=(5, 4),
+                                                          batch_size=3, shuffle=False)
+    assert dataset.class_names == expected["int_noshuffle"]["class_names"]
+    assert ([os.path.relpath(p, tree) for p in dataset.file_paths]
+            == expected["int_noshuffle"]["file_paths"])
+    got = _batches(dataset)
+    for (x, y), (ex, ey) in zip(got, expected["int_noshuffle"]["batches"]):
+        _close(x, ex)
+        assert y == ey
+    x, y = next(iter(dataset))
+    assert x.dtype == tf.float32 and y.dtype == tf.int32 and x.shape == (3, 5, 4, 3)
+    for mode in ("categorical", "binary"):
+        dataset = tf.keras.preprocessing.image_dataset_from_directory(
+            images, image_size=(3, 3), label_mode=mode, batch_size=10, shuffle=False,
+            color_mode="grayscale", interpolation="nearest")
+        (x, y), = _batches(dataset)
+        _close(x, expected[mode][0][0])
+        assert y == expected[mode][0][1]
+    dataset = tf.keras.utils.image_dataset_from_directory(images, labels=None,
+                                                          image_size=(4, 4), batch_size=None,
+                                                          shuffle=False,
+                                                          crop_to_aspect_ratio=True)
+    _close(_batches(dataset), expected["no_labels_crop"])
+
+
+def test_image_dataset_validation_split_is_keras(tree):
+    images = os.path.join(tree, "images")
+    for subset in ("training", "validation"):
+        dataset = tf.keras.utils.image_dataset_from_directory(
+            images, image_size=(2, 2), seed=11, validation_split=0.3, subset=subset)
+        assert ([os.path.relpath(p, tree) for p in dataset.file_paths]
+                == EXPECTED["image_dataset"]["split_" + subset])
+    train, val = tf.keras.utils.image_dataset_from_directory(
+        images, image_size=(2, 2), seed=11, validation_split=0.3, subset="both")
+    assert [os.path.relpath(p, tree) for p in val.file_paths] \
+        == EXPECTED["image_dataset"]["split_validation"]
+    assert sum(int(x.shape[0]) for x, _ in train) == 5
+    with pytest.raises(ValueError, match="you must provide a `seed`"):
+        tf.keras.utils.image_dataset_from_directory(images, validation_split=0.3,
+                                                    subset="training")
+    with pytest.raises(ValueError, match="did not match the names of the subdirectories"):
+        tf.keras.utils.image_dataset_from_directory(images, class_names=["cats"])
+
+
+def test_text_dataset_from_directory_matches_keras(tree):
+    texts = os.path.join(tree, "texts")
+    dataset = tf.keras.utils.text_dataset_from_directory(texts, batch_size=4, shuffle=False,
+                                                         max_length=9)
+    assert dataset.class_names == EXPECTED["text_dataset"]["class_names"]
+    got = [[[s.decode() for s in x.numpy()], y.numpy().tolist()] for x, y in dataset]
+    assert got == EXPECTED["text_dataset"]["batches"]
+    parts = tf.keras.preprocessing.text_dataset_from_directory(
+        texts, shuffle=False, validation_split=0.4, subset="both", label_mode="binary")
+    got = [[[[s.decode() for s in x.numpy()], y.numpy().tolist()] for x, y in part]
+           for part in parts]
+    assert got == EXPECTED["text_dataset_both"]
+
+
+# image utils
+
+def test_load_img_and_array_conversions(tree):
+    path = os.path.join(tree, "images", "dogs", "1.png")
+    img = tf.keras.utils.load_img(path, target_size=(4, 5), interpolation="bilinear")
+    array = tf.keras.utils.img_to_array(img)
+    assert array.dtype == np.float32
+    _close(array, EXPECTED["load_img"], 0)
+    img = image.load_img(path, color_mode="grayscale", target_size=(3, 3),
+                         keep_aspect_ratio=True)
+    _close(image.img_to_array(img), EXPECTED["load_img_gray_aspect"], 0)
+    arr = np.arange(24, dtype="float32").reshape(2, 4, 3)
+    assert np.asarray(tf.keras.utils.array_to_img(arr)).tolist() == EXPECTED["array_to_img"]
+    assert (np.asarray(tf.keras.utils.array_to_img(arr * 5, scale=False)).tolist()
+            == EXPECTED["array_to_img_noscale"])
+    _close(image.smart_resize(np.arange(48.0).reshape(4, 4, 3), (2, 3)),
+           EXPECTED["smart_resize"])
+    saved = os.path.join(tree, "saved.png")
+    tf.keras.utils.save_img(saved, arr, scale=False)
+    _close(tf.keras.utils.img_to_array(tf.keras.utils.load_img(saved)), arr, 0)
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("rescale", dict(rescale=1 / 255.)),
+    ("flips", dict(horizontal_flip=True, vertical_flip=True)),
+    ("shifts", dict(width_shift_range=0.2, height_shift_range=2)),
+    ("rotation", dict(rotation_range=40, fill_mode="constant", cval=7.0)),
+    ("zoom_reflect", dict(zoom_range=0.3, fill_mode="reflect")),
+    ("wrap_shear", dict(shear_range=20, rotation_range=10, fill_mode="wrap")),
+    ("samplewise", dict(samplewise_center=True, samplewise_std_normalization=True))])
+def test_image_data_generator_flow_matches_keras(name, kwargs):
+    x = np.random.RandomState(1).uniform(0, 255, size=(5, 6, 7, 3)).astype("float32")
+    iterator = image.ImageDataGenerator(**kwargs).flow(x, np.arange(5), batch_size=2,
+                                                       shuffle=True, seed=3)
+    for (bx, by), (ex, ey) in zip((next(iterator) for _ in range(4)),
+                                  EXPECTED["image_data_generator"][name]):
+        _close(bx, ex, 2e-3)
+        assert by.tolist() == ey
+
+
+def test_image_data_generator_fit_and_directories(tree):
+    expected = EXPECTED["image_data_generator"]
+    x = np.random.RandomState(1).uniform(0, 255, size=(5, 6, 7, 3)).astype("float32")
+    gen = image.ImageDataGenerator(featurewise_center=True,
+                                   featurewise_std_normalization=True)
+    gen.fit(x)
+    _close(gen.mean, expected["featurewise"]["mean"])
+    _close(gen.std, expected["featurewise"]["std"])
+    _close(next(gen.flow(x, batch_size=5, shuffle=False)), expected["featurewise"]["batch"])
+    images = os.path.join(tree, "images")
+    iterator = image.ImageDataGenerator(rescale=2.0, rotation_range=30).flow_from_directory(
+        images, target_size=(4, 5), batch_size=3, seed=4, class_mode="sparse")
+    assert iterator.filenames == expected["directory_filenames"]
+    for (bx, by), (ex, ey) in zip((iterator[0], iterator[2]), expected["directory"]):
+        _close(bx, ex, 2e-3)
+        assert by.tolist() == ey
+    iterator = image.ImageDataGenerator(validation_split=0.5).flow_from_directory(
+        images, target_size=(2, 2), subset="validation", shuffle=False,
+        class_mode="categorical", color_mode="rgba")
+    assert [iterator.filenames, iterator[0][1].tolist()] == expected["directory_validation"]
+    assert iterator[0][0].shape == (len(iterator.filenames), 2, 2, 4)
+
+
+def test_apply_affine_transform_matches_scipy_rotation():
+    x = np.random.RandomState(1).uniform(0, 255, size=(5, 6, 7, 3)).astype("float32")
+    rotated = image.apply_affine_transform(x[0], theta=90, row_axis=0, col_axis=1,
+                                           channel_axis=2, fill_mode="constant")
+    _close(rotated, EXPECTED["affine_90"], 2e-3)
+    with pytest.raises(NotImplementedError, match="order=3"):
+        image.apply_affine_transform(x[0], theta=5, row_axis=0, col_axis=1, channel_axis=2,
+                                     order=3)
