@@ -1601,6 +1601,14 @@ RECORDS += [
                       stateless=True),
               kwargs={"shape": SHAPE, "seed": [3, 4], "mean": 0.5, "stddev": 2.0,
                       "dtype": CASE_DTYPE}),
+    random_op("random.stateless_categorical",
+              Samples((2, 4000), _class_frequencies, 0, 3, stateless=True), (fixed(LOGITS),),
+              kwargs={"num_samples": 4000, "seed": [3, 4]}, out_dtype=I64),
+    random_op("random.experimental.stateless_split", Samples((3, 2), stateless=True),
+              dtypes=(I32,), kwargs={"seed": [3, 4], "num": 3}),
+    random_op("random.experimental.stateless_fold_in",
+              Samples((2,), lambda outputs: [(outputs[0][1], 7)], atol=0, stateless=True),
+              dtypes=(I32,), kwargs={"seed": [3, 4], "data": 7}),
     random_op("random.shuffle", Samples(SHUFFLED.shape, _rows_in_order, atol=0),
               (fixed(SHUFFLED),), NUMERIC, kwargs={"seed": 7}),
     random_op("random.categorical", Samples((2, 4000), _class_frequencies, 0, 3),
@@ -2563,6 +2571,9 @@ def ops_run_by_records():
 
 # `@op` functions no record runs, with why; the coverage report counts them as covered by
 # exclusion.
+_GENERATOR_OP = ("tf.random.Generator's state read and key/counter sampling ops, run by its "
+                 "methods on its state variable (tests/test_random_generator.py checks them "
+                 "against real TF eagerly, in tf.function and in TF1 graphs)")
 EXCLUDED = {
     "tfcompat.ops.math_ops._elementwise_equal":
         "`==` of tensors under TF2 API names, fixed per process (_api.api_version()); this "
@@ -2581,6 +2592,12 @@ EXCLUDED = {
     "tfcompat.keras.mixed_precision.loss_scale_optimizer._update_loss_scale":
         "LossScaleOptimizer's dynamic scale and counter across steps "
         "(tests/test_mixed_precision.py)",
+    "tfcompat.ops.stateless_random_ops.stateless_random_uniform_v2": _GENERATOR_OP,
+    "tfcompat.ops.stateless_random_ops.stateless_random_normal_v2": _GENERATOR_OP,
+    "tfcompat.ops.stateless_random_ops.stateless_truncated_normal_v2": _GENERATOR_OP,
+    "tfcompat.ops.stateless_random_ops.stateless_random_uniform_int_v2": _GENERATOR_OP,
+    "tfcompat.ops.stateless_random_ops.stateless_random_uniform_full_int_v2": _GENERATOR_OP,
+    "tfcompat.ops.stateful_random_ops.rng_read_and_skip": _GENERATOR_OP,
     "tfcompat.variables._concat_partitions":
         "a TF1 PartitionedVariable read as one tensor: variable-scope state made by "
         "get_variable with a partitioner (tests/test_partitioned_variables.py)",

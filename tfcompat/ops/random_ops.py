@@ -4,7 +4,8 @@ Seeds follow TF (`framework.random_seed`): with no global or op seed the draws c
 torch's default generator; otherwise each (global seed, op seed) names its own generator,
 so re-setting the global seed replays the same sequence. Every call draws fresh numbers
 (in graph mode, every `Session.run`). New tensors go to the current device; values differ
-from TensorFlow's own generators.
+from TensorFlow's own generators (the stateless ops and tf.random.Generator, in
+stateless_random_ops.py / stateful_random_ops.py, give TF's values).
 """
 import math
 
@@ -244,45 +245,3 @@ def random_crop(value, size, seed=None, name=None):
         shape[axis] = s
         index.append((torch.arange(s, device=t.device) + offset).reshape(shape))
     return t[tuple(index)]
-
-
-def _stateless_generator(seed, device):
-    """A generator determined by the seed pair (read with `.tolist()` when a tensor)."""
-    pair = [int(v) for v in to_torch(seed).reshape(-1).tolist()] if is_tensor_value(seed) or \
-        isinstance(seed, torch.Tensor) else [int(v) for v in seed]
-    if len(pair) != 2:
-        raise errors.InvalidArgumentError("{op}: seed must have shape [2], not [%d]"
-                                          % len(pair))
-    gen = torch.Generator(device=device)
-    gen.manual_seed(((pair[0] & 0xFFFFFFFF) << 32 | (pair[1] & 0xFFFFFFFF)) % (2 ** 63))
-    return gen
-
-
-@op("random.stateless_uniform", graph_name="StatelessRandomUniformV2")
-def stateless_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32, name=None,
-                      alg="auto_select"):
-    """Uniform values determined by `shape` and the seed pair `seed`."""
-    dtype = _dtype(dtype, _FLOATS + _INTS)
-    device = context.current_device()
-    return _uniform(_shape(shape), minval, maxval, dtype,
-                    _stateless_generator(seed, device), device)
-
-
-@op("random.stateless_normal", graph_name="StatelessRandomNormalV2")
-def stateless_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
-                     alg="auto_select"):
-    """Normal values determined by `shape` and the seed pair `seed`."""
-    dtype = _dtype(dtype, _FLOATS)
-    device = context.current_device()
-    return _normal(_shape(shape), mean, stddev, dtype,
-                   _stateless_generator(seed, device), device)
-
-
-@op("random.stateless_truncated_normal", graph_name="StatelessTruncatedNormalV2")
-def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
-                               name=None, alg="auto_select"):
-    dtype = _dtype(dtype, _FLOATS)
-    device = context.current_device()
-    return _truncated(_shape(shape), mean, stddev, dtype,
-                      _stateless_generator(seed, device),
-                      device)
