@@ -133,3 +133,70 @@ def test_evaluate_and_predict_progress_bars_know_the_steps(capsys):
     out = capsys.readouterr().out.replace("\r", "\n")
     assert "Unknown" not in out
     assert [line.split()[0] for line in out.splitlines() if "step" in line][-2:] == ["4/4", "4/4"]
+
+
+class _InterruptAtEpoch(keras.callbacks.Callback):
+    def __init__(self, epoch):
+        super(_InterruptAtEpoch, self).__init__()
+        self.interrupt_at = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.interrupt_at:
+            raise RuntimeError("interrupted")
+
+
+def _dense_model():
+    tf.random.set_seed(3)
+    model = keras.Sequential([keras.layers.Dense(3, activation="relu", input_shape=(2,)),
+                              keras.layers.Dense(1)])
+    model.compile(keras.optimizers.Adam(0.05), loss="mse")
+    return model
+
+
+def test_backup_and_restore_resumes_at_the_interrupted_epoch(tmp_path):
+    """Keras 2.15: an interrupted fit leaves its backup; the next fit restores weights and
+    optimizer state and runs only the remaining epochs; a finished fit deletes the backup."""
+    x, y = _data()
+    reference = _dense_model()
+    full = reference.fit(x, y, epochs=4, batch_size=8, shuffle=False, verbose=0)
+    backup_dir = str(tmp_path / "backup")
+    model = _dense_model()
+    with pytest.raises(RuntimeError, match="interrupted"):
+        model.fit(x, y, epochs=4, batch_size=8, shuffle=False, verbose=0,
+                  callbacks=[keras.callbacks.BackupAndRestore(backup_dir),
+                             _InterruptAtEpoch(1)])
+    assert os.listdir(os.path.join(backup_dir, "chief"))
+    model = _dense_model()     # a new process would start from fresh weights
+    epochs_run = []
+    resumed = model.fit(x, y, epochs=4, batch_size=8, shuffle=False, verbose=0,
+                        callbacks=[keras.callbacks.BackupAndRestore(backup_dir),
+                                   keras.callbacks.LambdaCallback(
+                                       on_epoch_begin=lambda e, logs: epochs_run.append(e))])
+    assert epochs_run == [2, 3] and resumed.epoch == [2, 3]
+    np.testing.assert_allclose(resumed.history["loss"], full.history["loss"][2:], rtol=1e-5)
+    for got, want in zip(model.get_weights(), reference.get_weights()):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert not os.path.exists(os.path.join(backup_dir, "chief"))
+
+
+def test_backup_and_restore_arguments(tmp_path):
+    with pytest.raises(ValueError, match="Empty `backup_dir`"):
+        keras.callbacks.BackupAndRestore("")
+    with pytest.raises(NotImplementedError, match="integer save_freq"):
+        keras.callbacks.BackupAndRestore(str(tmp_path), save_freq=5)
+    x, y = _data()
+    model = _dense_model()
+    model.fit(x, y, epochs=2, verbose=0, callbacks=[keras.callbacks.BackupAndRestore(
+        str(tmp_path), delete_checkpoint=False)])
+    assert os.listdir(os.path.join(str(tmp_path), "chief"))
+
+
+def test_hooks_get_logs_positionally():
+    """Keras 2 passes logs positionally, so a lambda may name its parameter anything."""
+    x, y = _data()
+    seen = []
+    callback = keras.callbacks.LambdaCallback(
+        on_train_batch_end=lambda batch, l: seen.append(("batch", batch, sorted(l))),
+        on_epoch_end=lambda epoch, l: seen.append(("epoch", epoch, sorted(l))))
+    _model().fit(x, y, epochs=1, batch_size=16, verbose=0, callbacks=[callback])
+    assert seen == [("batch", 0, ["loss"]), ("batch", 1, ["loss"]), ("epoch", 0, ["loss"])]

@@ -303,3 +303,38 @@ def test_apply_affine_transform_matches_scipy_rotation():
     with pytest.raises(NotImplementedError, match="order=3"):
         image.apply_affine_transform(x[0], theta=5, row_axis=0, col_axis=1, channel_axis=2,
                                      order=3)
+
+
+def test_fit_steps_per_epoch_and_validation_steps_on_repeated_datasets():
+    """Training goes on through a repeated dataset across epochs; each validation starts
+    from the validation dataset's first batch (values from real tf.keras 2)."""
+    x = np.random.RandomState(0).randn(40, 2).astype("float32")
+    y = x.sum(1, keepdims=True) * 2 + 1
+    train = tf.data.Dataset.from_tensor_slices((x, y)).batch(8).repeat()
+    val = tf.data.Dataset.from_tensor_slices((x[:24] * 3, y[:24])).batch(5).repeat()
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,),
+                                                       kernel_initializer="ones")])
+    model.compile(tf.keras.optimizers.SGD(0.05), "mse", metrics=["mae"])
+    history = model.fit(train, epochs=4, steps_per_epoch=3, validation_data=val,
+                        validation_steps=2, verbose=0).history
+    _close(history["loss"], [3.30186, 0.95747, 0.48452, 0.37444])
+    _close(history["mae"], [1.50371, 0.76945, 0.53262, 0.47434])
+    _close(history["val_loss"], [7.34916, 12.35001, 16.85055, 21.88346], 1e-3)
+    _close(history["val_mae"], [2.1761, 2.87957, 3.38418, 3.89852], 1e-3)
+    _close(model.evaluate(val, steps=3, verbose=0), [24.63544, 3.99795], 1e-3)
+
+
+def test_directory_datasets_and_generators_train_a_model(tree):
+    images = os.path.join(tree, "images")
+    dataset = tf.keras.utils.image_dataset_from_directory(images, image_size=(8, 8),
+                                                          batch_size=2, seed=1)
+    model = tf.keras.Sequential([tf.keras.layers.Rescaling(1 / 255.),
+                                 tf.keras.layers.Flatten(), tf.keras.layers.Dense(2)])
+    model.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    assert len(model.fit(dataset.repeat(), epochs=2, steps_per_epoch=3,
+                         verbose=0).history["loss"]) == 2
+    iterator = image.ImageDataGenerator(horizontal_flip=True).flow_from_directory(
+        images, target_size=(8, 8), batch_size=3, class_mode="sparse", seed=0,
+        classes=["cats", "dogs"])      # Keras' DirectoryIterator counts ".hidden" as a class
+    assert iterator.class_indices == {"cats": 0, "dogs": 1}
+    assert len(model.fit(iterator, epochs=2, verbose=0).history["loss"]) == 2

@@ -9,6 +9,7 @@ import collections
 import csv
 import logging
 import os
+import shutil
 import sys
 import time
 
@@ -16,6 +17,9 @@ import numpy as np
 
 from tfcompat._api import tf_export
 from tfcompat.summary import summary_v2
+from tfcompat.framework import context
+from tfcompat.train import checkpoint as checkpoint_lib
+from tfcompat.variables import Variable
 from tfcompat.keras import backend
 
 _logger = logging.getLogger("tensorflow")
@@ -268,6 +272,16 @@ class CallbackList(object):
         for callback in self.callbacks:
             callback.set_model(model)
 
+    def initial_epoch(self, initial_epoch):
+        """The epoch `fit` starts at after `on_train_begin`: the one after the last epoch a
+        `BackupAndRestore` restored, else `initial_epoch` (Keras 2's
+        `_maybe_load_initial_counters_from_ckpt`)."""
+        for callback in self.callbacks:
+            restored = getattr(callback, "restored_epoch", None)
+            if restored is not None and restored >= 0:
+                return restored + 1
+        return initial_epoch
+
     def needs_batch_hooks(self, mode):
         """Whether any callback does something per batch in `mode` (train/test/predict)."""
         return bool(self._batch_callbacks(mode))
@@ -280,21 +294,23 @@ class CallbackList(object):
         return found
 
     def _call(self, hook, *args, logs=None):
+        """Calls `hook` of each callback with the logs passed positionally, as Keras 2 does
+        (so `LambdaCallback(on_epoch_end=lambda epoch, l: ...)` works)."""
         python_logs = None
         for callback in self.callbacks:
             if callback._supports_tf_logs:
-                getattr(callback, hook)(*args, logs=logs)
+                getattr(callback, hook)(*args, logs)
                 continue
             if python_logs is None:
                 python_logs = logs_to_python(logs) if logs is not None else None
-            getattr(callback, hook)(*args, logs=python_logs)
+            getattr(callback, hook)(*args, python_logs)
 
     def _call_batch(self, mode, hook, batch, logs):
         for callback in self._batch_callbacks(mode):
             if callback._supports_tf_logs:
-                getattr(callback, hook)(batch, logs=logs)
+                getattr(callback, hook)(batch, logs)
             else:
-                getattr(callback, hook)(batch, logs=logs_to_python(logs))
+                getattr(callback, hook)(batch, logs_to_python(logs))
 
     def on_batch_begin(self, batch, logs=None):
         self._call_batch("train", "on_train_batch_begin", batch, logs)
@@ -917,3 +933,59 @@ class TensorBoard(Callback):
             writer.close()
         self._writers = {}
 
+
+
+@tf_export("keras.callbacks.BackupAndRestore", "keras.callbacks.experimental.BackupAndRestore")
+class BackupAndRestore(Callback):
+    """Keras 2.15's fault tolerance: at the end of each epoch the model (weights and
+    optimizer state) and the epoch are saved to `backup_dir/chief` (a `tf.train.Checkpoint`
+    kept by a `CheckpointManager`, as Keras); a `fit` started with a backup there restores it
+    and resumes at the next epoch; a `fit` that finishes deletes `backup_dir/chief` unless
+    `delete_checkpoint=False`. Eager only, as in Keras. Where we differ: `save_freq` must be "epoch" (Keras' integer
+    batch frequency and `save_before_preemption` raise NotImplementedError)."""
+
+    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True,
+                 save_before_preemption=False):
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        if not context.executing_eagerly():
+            raise ValueError("BackupAndRestore only supports eager mode. In graph mode, "
+                             "consider using ModelCheckpoint to manually save and restore "
+                             "weights with `model.load_weights()` and by providing "
+                             "`initial_epoch` in `model.fit()` for fault tolerance.")
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError('Unrecognized save_freq value "%s". Expected save_freq are '
+                             '"epoch" or integer values' % (save_freq,))
+        if save_freq != "epoch":
+            raise NotImplementedError("keras.callbacks.BackupAndRestore with an integer "
+                                      "save_freq (tfcompat backs up once per epoch)")
+        if save_before_preemption:
+            raise NotImplementedError("keras.callbacks.BackupAndRestore with "
+                                      "save_before_preemption=True")
+        self.backup_dir = backup_dir
+        self.save_freq = save_freq
+        self.delete_checkpoint = delete_checkpoint
+        self.save_before_preemption = save_before_preemption
+        self.restored_epoch = None
+        self._epoch = None
+        self._manager = None
+
+    def on_train_begin(self, logs=None):
+        self._epoch = Variable(-1, dtype="int64", trainable=False, name="ckpt_saved_epoch")
+        checkpoint = checkpoint_lib.Checkpoint(model=self.model, epoch=self._epoch)
+        self._manager = checkpoint_lib.CheckpointManager(
+            checkpoint, directory=os.path.join(self.backup_dir, "chief"), max_to_keep=1)
+        if self._manager.latest_checkpoint:
+            checkpoint.restore(self._manager.latest_checkpoint)
+        self.restored_epoch = int(self._epoch.numpy())
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._epoch.assign(epoch)
+        self._manager.save()
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint:
+            shutil.rmtree(os.path.join(self.backup_dir, "chief"), ignore_errors=True)
+        self.restored_epoch = None
+        self._manager = self._epoch = None

@@ -164,6 +164,10 @@ class _ArrayData(object):
                 batch = next(self._position)
             yield batch
 
+    def restart(self):
+        """The next epoch starts from the first batch (an evaluation inside `fit`)."""
+        self._position = None
+
     def on_epoch_end(self):
         pass
 
@@ -217,6 +221,10 @@ class _IterableData(object):
                    else None, map_structure(_to_tensor, sw) if sw is not None else None)
         if self.steps is None and self.is_iterator:
             self.exhausted = True
+
+    def restart(self):
+        """The next epoch iterates the data afresh (a generator just goes on)."""
+        self._iterator = None
 
     def on_epoch_end(self):
         if self.is_sequence:
@@ -706,6 +714,7 @@ class Model(Network):
         self._in_fit = True
         try:
             callback_list.on_train_begin()
+            initial_epoch = callback_list.initial_epoch(initial_epoch)
             logs = {}
             for epoch in range(initial_epoch, epochs):
                 self.reset_metrics()
@@ -731,6 +740,7 @@ class Model(Network):
                     raise ValueError("Expect x to be a non-empty array or dataset.")
                 logs = callbacks_module.logs_to_python(self._step_logs(result))
                 if validation is not None and _should_validate(epoch, validation_freq):
+                    validation.restart()   # Keras 2 evaluates from the first batch each time
                     val_logs = self._evaluate_data(validation, None, verbose=0)
                     logs.update(("val_" + k, v) for k, v in val_logs.items())
                 callback_list.on_epoch_end(epoch, logs)
@@ -1051,6 +1061,7 @@ class _GraphRunner(object):
         model._in_fit = True
         try:
             callback_list.on_train_begin()
+            initial_epoch = callback_list.initial_epoch(initial_epoch)
             logs = {}
             for epoch in range(initial_epoch, epochs):
                 callback_list.on_epoch_begin(epoch)
@@ -1071,6 +1082,7 @@ class _GraphRunner(object):
                     break
                 logs = dict(step_logs)
                 if validation is not None and _should_validate(epoch, validation_freq):
+                    validation.restart()
                     logs.update(("val_" + k, v) for k, v in self.evaluate(validation).items())
                 callback_list.on_epoch_end(epoch, logs)
                 data.on_epoch_end()
