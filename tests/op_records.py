@@ -2507,6 +2507,122 @@ RECORDS += [
              api="v1", name="fft(v1)"),
 ]
 
+# ---------------------------------------------------------------- math/linalg: special functions
+# References are real TF's values (tests/fixtures/math_extra/make_values.py).
+
+BESSEL_X = np.array([0.1, 0.5, 1.0, 2.5, 7.0])
+GAMMA_A = np.array([0.5, 1.0, 2.0, 3.0, 4.5])
+SELF_ADJOINT = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+RANK_ONE = np.array([[1.0, 2.0], [2.0, 4.0], [0.5, 1.0]])
+# torch's Bessel J/Y of large arguments agree with TF's (Eigen's) to about 1e-8 absolute
+BESSEL_JY_TOLERANCE = {F64: (1e-6, 1e-7)}
+TF_NDTRI = [-2.3263478740408408, -0.5244005127080409, 0.0, 1.2815515655446004]
+TF_ERFCINV = [1.8213863677184499, 0.7328690779592171, -0.0, -0.7328690779592171]
+TF_BESSEL_I0 = [1.0025015629340954, 1.0634833707413238, 1.2660658777520082, 3.289839144050123,
+                168.59390851028968]
+TF_BESSEL_I0E = [0.9071009257823008, 0.6450352704491502, 0.46575960759364043, 0.27004644161220276,
+                 0.15373774467288123]
+TF_BESSEL_I1 = [0.0500625260470927, 0.2578943053908962, 0.565159103992485, 2.5167162452886984,
+                156.03909286995543]
+TF_BESSEL_I1E = [0.04529844680880933, 0.15642080318487162, 0.20791041534970844,
+                 0.20658464953126654, 0.14228923470959867]
+TF_BESSEL_J0 = [0.99750156206604, 0.938469807240813, 0.7651976865579665, -0.04838377646819804,
+                0.3000792705195556]
+TF_BESSEL_J1 = [0.049937526036242, 0.24226845767487387, 0.44005058574493355, 0.497094102464274,
+                -0.004682823482345807]
+TF_BESSEL_Y0 = [-1.5342386513503667, -0.4445187335067066, 0.08825696421567697, 0.498070359615232,
+                -0.025949743967209254]
+TF_BESSEL_Y1 = [-6.458951094702027, -1.4714723926702433, -0.7812128213002888, 0.14591813796678577,
+                -0.3026672370241849]
+TF_BESSEL_K0 = [2.427069024702016, 0.9244190712276663, 0.42102443824070823, 0.062347553200366196,
+                0.0004247957418692318]
+TF_BESSEL_K0E = [2.682326102262894, 1.5241093857739103, 1.1444630798068947, 0.7595486903280997,
+                 0.46584509609301583]
+TF_BESSEL_K1 = [9.853844780870606, 1.6564411200033013, 0.6019072301972348, 0.07389081634774707,
+                0.0004541824868848969]
+TF_BESSEL_K1E = [10.890182683049698, 2.7310097082117863, 1.6361534862632587, 0.900174423907878,
+                 0.49807157509547645]
+TF_IGAMMA = [0.345279153981423, 0.3934693402873665, 0.2642411176571153, 0.4561868841166704,
+             0.8776747719613375]
+TF_IGAMMAC = [0.6547208460185769, 0.6065306597126334, 0.7357588823428847, 0.5438131158833296,
+              0.1223252280386625]
+TF_ZETA = [101.43329915079275, 6.247110634568814, 1.1267338673170566, 0.021898872913893513,
+           1.674577645874191e-05]
+TF_NEXTAFTER_FLOAT32 = [1.0000001192092896, -1.401298464324817e-45, -2.000000238418579]
+TF_LBETA = [-4.0943445622221, -0.2415644752704904]
+TF_INVERT_PERMUTATION = [2, 4, 3, 0, 1]
+TF_CONFUSION = [[1, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 1, 1, 0, 0], [0, 0, 0, 0, 0],
+                [0, 0, 0, 0, 1]]
+TF_EIGH_VALUES = [1.880086902915053, 2.3983430193369975, 4.72157007774795]
+TF_PINV = [[0.0380952380952381, 0.0761904761904762, 0.01904761904761905],
+           [0.0761904761904762, 0.1523809523809524, 0.0380952380952381]]
+TF_SET_DIAG = [[9.0, 1.0, 0.5], [1.0, 8.0, 0.2], [0.5, 0.2, 7.0]]
+TF_CHOLESKY_SOLVE = [[-0.08172851103804599], [0.5965241897604509], [1.4607797087834662]]
+TF_NORMALIZE = [[0.6, 0.8], [0.8944271909999159, 0.4472135954999579]]
+
+
+def tf_values(values):
+    """A reference giving TF's recorded values whatever the (fixed) inputs."""
+    return lambda *arrays: np.array(values)
+
+
+def _bessel(path, values, **options):
+    return unary(path, BESSEL_X, tf_values(values), **options)
+
+
+RECORDS += [
+    unary("math.ndtri", np.array([0.01, 0.3, 0.5, 0.9]), tf_values(TF_NDTRI)),
+    unary("math.erfcinv", np.array([0.01, 0.3, 1.0, 1.7]), tf_values(TF_ERFCINV)),
+    _bessel("math.bessel_i0", TF_BESSEL_I0),
+    _bessel("math.bessel_i0e", TF_BESSEL_I0E),
+    _bessel("math.bessel_i1", TF_BESSEL_I1),
+    _bessel("math.bessel_i1e", TF_BESSEL_I1E),
+    _bessel("math.special.bessel_j0", TF_BESSEL_J0, tolerance=BESSEL_JY_TOLERANCE),
+    _bessel("math.special.bessel_j1", TF_BESSEL_J1, tolerance=BESSEL_JY_TOLERANCE),
+    _bessel("math.special.bessel_y0", TF_BESSEL_Y0, tolerance=BESSEL_JY_TOLERANCE),
+    _bessel("math.special.bessel_y1", TF_BESSEL_Y1, tolerance=BESSEL_JY_TOLERANCE),
+    _bessel("math.special.bessel_k0", TF_BESSEL_K0),
+    _bessel("math.special.bessel_k0e", TF_BESSEL_K0E),
+    _bessel("math.special.bessel_k1", TF_BESSEL_K1),
+    _bessel("math.special.bessel_k1e", TF_BESSEL_K1E),
+    binary("math.igamma", GAMMA_A, BESSEL_X, tf_values(TF_IGAMMA)),
+    binary("math.igammac", GAMMA_A, BESSEL_X, tf_values(TF_IGAMMAC)),
+    binary("math.zeta", GAMMA_A + 1.5, BESSEL_X, tf_values(TF_ZETA), grad_args=(1,)),
+    binary("math.nextafter", np.array([1.0, 0.0, -2.0]), np.array([2.0, -1.0, -3.0]),
+           tf_values(TF_NEXTAFTER_FLOAT32), dtypes=(F32,), grad_args=()),
+    binary("math.multiply_no_nan", np.array([np.inf, np.nan, 2.0]), np.array([0.0, 0.0, 3.0]),
+           tf_values([0.0, 0.0, 6.0]), grad_args=()),
+    binary("math.multiply_no_nan", X, Y, lambda x, y: x * y, name="math.multiply_no_nan(grad)"),
+    unary("math.reciprocal_no_nan", np.array([0.0, 2.0, -4.0]), tf_values([0.0, 0.5, -0.25]),
+          differentiable=False),
+    unary("math.lbeta", np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 4.0]]), tf_values(TF_LBETA)),
+    OpRecord("math.invert_permutation", (fixed(np.array([3, 4, 0, 2, 1])),),
+             tf_values(TF_INVERT_PERMUTATION), dtypes=(I32, I64), grad_args=()),
+    OpRecord("math.is_non_decreasing", (fixed(np.array([1, 1, 2])),), tf_values(True),
+             dtypes=(I32, F32), out_dtype=BOOL, grad_args=()),
+    OpRecord("math.is_strictly_increasing", (fixed(np.array([1, 1, 2])),), tf_values(False),
+             dtypes=(I32, F32), out_dtype=BOOL, grad_args=()),
+    OpRecord("math.confusion_matrix", (fixed(np.array([1, 2, 4, 0, 2])),
+                                       fixed(np.array([2, 2, 4, 0, 1]))),
+             tf_values(TF_CONFUSION), dtypes=(I32, I64), out_dtype=I32, grad_args=(),
+             kwargs={"num_classes": 5}),
+    OpRecord("linalg.eigh", (fixed(SELF_ADJOINT),), tf_values(TF_EIGH_VALUES),
+             call=lambda op, m: symmetrized(op, m)[0]),
+    OpRecord("linalg.eigvalsh", (fixed(SELF_ADJOINT),), tf_values(TF_EIGH_VALUES),
+             call=symmetrized),
+    OpRecord("linalg.pinv", (fixed(RANK_ONE, unknown_batch=False),), tf_values(TF_PINV),
+             grad_args=()),
+    OpRecord("linalg.matrix_rank", (fixed(RANK_ONE, unknown_batch=False),), tf_values(1),
+             out_dtype=I32, grad_args=()),
+    binary("linalg.set_diag", SELF_ADJOINT, np.array([9.0, 8.0, 7.0]), tf_values(TF_SET_DIAG)),
+    OpRecord("linalg.cholesky_solve",
+             (fixed(np.linalg.cholesky(SELF_ADJOINT), unknown_batch=False),
+              fixed(np.array([[1.0], [2.0], [3.0]]), unknown_batch=False)),
+             tf_values(TF_CHOLESKY_SOLVE), grad_args=(1,)),
+    OpRecord("linalg.normalize", (fixed(np.array([[3.0, 4.0], [1.0, 0.5]])),),
+             tf_values(TF_NORMALIZE), call=lambda op, x: op(x, axis=1)[0]),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 

@@ -13,7 +13,8 @@ import torch
 from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import binary_operands, is_tensor_value, op, run_impl, to_torch
-from tfcompat.ops.math_ops import _checked, _is_float, _is_non_string, _is_numeric, matmul
+from tfcompat.ops.math_ops import (_checked, _is_float, _is_non_string, _is_numeric,
+                                   _is_real_float, matmul)
 
 Qr = collections.namedtuple("Qr", ["q", "r"])
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
@@ -382,3 +383,79 @@ def cross(a, b, name=None):
             % (format_shape(ta.shape), format_shape(tb.shape)))
     _checked(ta, _is_numeric)
     return torch.linalg.cross(ta, tb, dim=-1)
+
+
+@op("linalg.eigh", v1=["self_adjoint_eig"], graph_name="SelfAdjointEigV2")
+def eigh(tensor, name=None):
+    """`tf.linalg.eigh`: (eigenvalues ascending, eigenvectors as columns) of self-adjoint
+    matrices, reading the lower triangle. Each eigenvector's sign (phase) is LAPACK's, which
+    can differ from TF's Eigen solver: both are eigenvectors."""
+    return tuple(torch.linalg.eigh(_square(tensor)))
+
+
+@op("linalg.eigvalsh", v1=["self_adjoint_eigvals"], graph_name="SelfAdjointEigV2")
+def eigvalsh(tensor, name=None):
+    """`tf.linalg.eigvalsh`: eigenvalues (ascending) of self-adjoint matrices."""
+    return torch.linalg.eigvalsh(_square(tensor))
+
+
+@op("linalg.pinv", graph_name="Pinv")
+def pinv(a, rcond=None, validate_args=False, name=None):
+    """`tf.linalg.pinv`: the Moore-Penrose pseudo-inverse from the SVD; singular values at
+    most `rcond` times the largest count as zero (default 10 * max(rows, cols) * eps)."""
+    t = _matrix(a, _is_real_float)
+    if rcond is None:
+        rcond = 10.0 * max(t.shape[-2], t.shape[-1]) * torch.finfo(t.dtype).eps
+    return torch.linalg.pinv(t, rtol=rcond if isinstance(rcond, float)
+                             else to_torch(rcond, dtypes.from_torch(t.dtype)))
+
+
+@op("linalg.matrix_rank", graph_name="MatrixRank")
+def matrix_rank(a, tol=None, validate_args=False, name=None):
+    """`tf.linalg.matrix_rank`: the number of singular values above `tol` (default
+    eps * max(rows, cols) * the largest singular value), as int32."""
+    t = _matrix(a, _is_real_float)
+    s = torch.linalg.svdvals(t)
+    if tol is None:
+        tol = torch.finfo(t.dtype).eps * max(t.shape[-2], t.shape[-1]) * \
+            s.amax(-1, keepdim=True)
+    else:
+        tol = to_torch(tol, dtypes.from_torch(t.dtype))
+    return (s > tol).sum(-1).to(torch.int32)
+
+
+@op("linalg.set_diag", "matrix_set_diag", graph_name="MatrixSetDiagV3")
+def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002
+    """`tf.linalg.set_diag`: `input` with its k-th diagonal replaced (one diagonal: a band
+    of several, `k` a pair, is not implemented)."""
+    t = _matrix(input, _is_non_string)
+    if isinstance(k, (tuple, list)) and len(k) == 2 and k[0] != k[1]:
+        raise NotImplementedError("tf.linalg.set_diag of a band of diagonals (k=%r) is not "
+                                  "implemented in tfcompat" % (k,))
+    offset = int(k[0]) if isinstance(k, (tuple, list)) else int(k)
+    values = to_torch(diagonal, dtypes.from_torch(t.dtype))
+    target = t.diagonal(offset, -2, -1)
+    if values.shape != target.shape:
+        raise errors.InvalidArgumentError(
+            "{op}: diagonal must have shape %s, got %s"
+            % (format_shape(target.shape), format_shape(values.shape)))
+    out = t.clone()
+    out.diagonal(offset, -2, -1).copy_(values)
+    return out
+
+
+@op("linalg.cholesky_solve", "cholesky_solve", graph_name="CholeskySolve")
+def cholesky_solve(chol, rhs, name=None):
+    """`tf.linalg.cholesky_solve`: x with A x = rhs, given A's lower Cholesky factor."""
+    c, r = _pair(chol, rhs)
+    return torch.cholesky_solve(r, c, upper=False)
+
+
+@op("linalg.normalize", graph_name="Normalize")
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
+    """`tf.linalg.normalize`: (tensor / norm, norm) with the norm of `tf.norm` kept as
+    size-1 axes."""
+    t = _checked(to_torch(tensor), _is_float)
+    norms = run_impl(norm, t, ord=ord, axis=axis, keepdims=True)
+    return t / norms, norms
+

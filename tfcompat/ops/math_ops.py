@@ -386,6 +386,173 @@ erfinv = _unary_op(torch.erfinv, "Erfinv", _is_real_float, "math.erfinv")
 lgamma = _unary_op(torch.lgamma, "Lgamma", _is_real_float, "math.lgamma", v1=["lgamma"])
 digamma = _unary_op(torch.digamma, "Digamma", _is_real_float, "math.digamma",
                     v1=["digamma"])
+ndtri = _unary_op(torch.special.ndtri, "Ndtri", _is_real_float, "math.ndtri",
+                  doc="The inverse of the standard normal CDF.")
+
+
+@op("math.erfcinv", graph_name="Erfcinv")
+def erfcinv(x, name=None):
+    """`tf.math.erfcinv`: the inverse of erfc, computed as TF does: -ndtri(x / 2) / sqrt(2)
+    (so erfcinv(1) is -0.0)."""
+    t = _checked(to_torch(x), _is_real_float)
+    return -torch.special.ndtri(0.5 * t) * 0.7071067811865476
+
+
+bessel_i0 = _unary_op(torch.special.i0, "BesselI0", _is_real_float, "math.bessel_i0",
+                      "math.special.bessel_i0")
+bessel_i0e = _unary_op(torch.special.i0e, "BesselI0e", _is_real_float, "math.bessel_i0e",
+                       "math.special.bessel_i0e")
+bessel_i1 = _unary_op(torch.special.i1, "BesselI1", _is_real_float, "math.bessel_i1",
+                      "math.special.bessel_i1")
+bessel_i1e = _unary_op(torch.special.i1e, "BesselI1e", _is_real_float, "math.bessel_i1e",
+                       "math.special.bessel_i1e")
+def _with_gradients(fn, *partials):
+    """`fn` over tensors with TF's gradients where torch has none: `partials[i](*inputs)` is
+    the derivative by input i (None: TF defines no gradient for it)."""
+    class WithGradients(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *inputs):
+            ctx.save_for_backward(*inputs)
+            return fn(*inputs)
+
+        @staticmethod
+        def backward(ctx, grad):
+            inputs = ctx.saved_tensors
+            return tuple(grad * partial(*inputs) if partial is not None and needed else None
+                         for partial, needed in zip(partials, ctx.needs_input_grad))
+    WithGradients.__name__ = fn.__name__
+    return WithGradients.apply
+
+
+def _igamma_by_x(a, x):
+    return torch.exp(-x + (a - 1) * torch.log(x) - torch.lgamma(a))
+
+
+def _by_a_numerically(fn):
+    """d fn(a, x) / da by a central difference in float64 (torch has no derivative of the
+    incomplete gamma functions by a; TF's series gives the same to about 1e-8)."""
+    def partial(a, x):
+        a64, x64 = a.double(), x.double()
+        step = 1e-5 * torch.clamp(a64.abs(), min=1.0)
+        return ((fn(a64 + step, x64) - fn(a64 - step, x64)) / (2 * step)).to(a.dtype)
+    return partial
+
+
+_special = torch.special
+bessel_j0 = _unary_op(_with_gradients(_special.bessel_j0, lambda x: -_special.bessel_j1(x)),
+                      "BesselJ0", _is_real_float, "math.special.bessel_j0")
+bessel_j1 = _unary_op(
+    _with_gradients(_special.bessel_j1,
+                    lambda x: _special.bessel_j0(x) - _special.bessel_j1(x) / x),
+    "BesselJ1", _is_real_float, "math.special.bessel_j1")
+bessel_y0 = _unary_op(_with_gradients(_special.bessel_y0, lambda x: -_special.bessel_y1(x)),
+                      "BesselY0", _is_real_float, "math.special.bessel_y0")
+bessel_y1 = _unary_op(
+    _with_gradients(_special.bessel_y1,
+                    lambda x: _special.bessel_y0(x) - _special.bessel_y1(x) / x),
+    "BesselY1", _is_real_float, "math.special.bessel_y1")
+bessel_k0 = _unary_op(
+    _with_gradients(_special.modified_bessel_k0, lambda x: -_special.modified_bessel_k1(x)),
+    "BesselK0", _is_real_float, "math.special.bessel_k0")
+bessel_k0e = _unary_op(
+    _with_gradients(_special.scaled_modified_bessel_k0,
+                    lambda x: _special.scaled_modified_bessel_k0(x)
+                    - _special.scaled_modified_bessel_k1(x)),
+    "BesselK0e", _is_real_float, "math.special.bessel_k0e")
+bessel_k1 = _unary_op(
+    _with_gradients(_special.modified_bessel_k1,
+                    lambda x: -_special.modified_bessel_k0(x)
+                    - _special.modified_bessel_k1(x) / x),
+    "BesselK1", _is_real_float, "math.special.bessel_k1")
+bessel_k1e = _unary_op(
+    _with_gradients(_special.scaled_modified_bessel_k1,
+                    lambda x: -_special.scaled_modified_bessel_k0(x)
+                    + _special.scaled_modified_bessel_k1(x) * (1 - 1 / x)),
+    "BesselK1e", _is_real_float, "math.special.bessel_k1e")
+igamma = _binary_op(
+    _with_gradients(_special.gammainc, _by_a_numerically(_special.gammainc),
+                    _igamma_by_x),
+    "Igamma", _is_real_float, "math.igamma", v1=["igamma"], tensors_only=True,
+    doc="The regularized lower incomplete gamma function P(a, x).")
+igammac = _binary_op(
+    _with_gradients(_special.gammaincc, _by_a_numerically(_special.gammaincc),
+                    lambda a, x: -_igamma_by_x(a, x)),
+    "Igammac", _is_real_float, "math.igammac", v1=["igammac"], tensors_only=True,
+    doc="The regularized upper incomplete gamma function Q(a, x).")
+zeta = _binary_op(
+    _with_gradients(_special.zeta, None, lambda x, q: -x * _special.zeta(x + 1, q)),
+    "Zeta", _is_real_float, "math.zeta", v1=["zeta"], tensors_only=True,
+    doc="The Hurwitz zeta function zeta(x, q); as in TF, no gradient with respect to x.")
+nextafter = _binary_op(lambda x1, x2: torch.nextafter(x1.detach(), x2.detach()), "NextAfter",
+                       _is_real_float, "math.nextafter", tensors_only=True,
+                       doc="The next representable value of x1 in the direction of x2 "
+                           "(not differentiable, as in TF).")
+
+
+def _multiply_no_nan(tx, ty):
+    ty = _as_tensor(ty, tx)
+    product = tx * ty
+    return torch.where(ty == 0, torch.zeros((), dtype=product.dtype, device=product.device),
+                       product)
+
+
+multiply_no_nan = _binary_op(_multiply_no_nan, "MulNoNan", _is_float, "math.multiply_no_nan",
+                             doc="0 where y == 0, even where x is NaN or infinite.")
+
+
+@op("math.reciprocal_no_nan", graph_name="DivNoNan")
+def reciprocal_no_nan(x, name=None):
+    """`tf.math.reciprocal_no_nan`: 1 / x, and 0 where x == 0."""
+    t = _checked(to_torch(x), _is_float)
+    return _divide_no_nan(torch.ones_like(t), t)
+
+
+@op("math.lbeta", v1=["lbeta"], graph_name="Lbeta")
+def lbeta(x, name=None):
+    """`tf.math.lbeta`: log of the multivariate beta function over the last axis,
+    sum(lgamma(x)) - lgamma(sum(x))."""
+    t = _checked(to_torch(x), _is_real_float)
+    return torch.lgamma(t).sum(-1) - torch.lgamma(t.sum(-1))
+
+
+@op("math.invert_permutation", "invert_permutation", graph_name="InvertPermutation")
+def invert_permutation(x, name=None):
+    """`tf.math.invert_permutation`: y[x[i]] = i for a permutation x of 0..n-1."""
+    t = to_torch(x)
+    if t.dtype not in (torch.int32, torch.int64) or t.ndim != 1:
+        raise errors.InvalidArgumentError(
+            "{op}: x must be a 1-D int32 or int64 tensor, got %s of shape %s"
+            % (dtypes.from_torch(t.dtype).name if isinstance(t, torch.Tensor) else type(t),
+               format_shape(t.shape)))
+    if not isinstance(t, FakeTensor) and not torch.equal(torch.sort(t).values,
+                                           torch.arange(t.shape[0], device=t.device)):
+        raise errors.InvalidArgumentError("{op}: %s is not a permutation of 0..%d"
+                                          % (t.tolist(), t.shape[0] - 1))
+    return torch.argsort(t).to(t.dtype)
+
+
+def _monotonic(x, strict):
+    t = to_torch(x)
+    if not isinstance(t, torch.Tensor) or not _is_numeric(t) or t.is_complex():
+        raise TypeError("Expected x to be numeric, got %r" % (x,))
+    flat = t.reshape(-1)
+    later, earlier = flat[1:], flat[:-1]
+    return torch.all(later > earlier) if strict else torch.all(later >= earlier)
+
+
+@op("math.is_non_decreasing", v1=["is_non_decreasing"], graph_name="IsNonDecreasing")
+def is_non_decreasing(x, name=None):
+    """`tf.math.is_non_decreasing`: whether x's entries (flattened) never decrease."""
+    return _monotonic(x, False)
+
+
+@op("math.is_strictly_increasing", v1=["is_strictly_increasing"],
+    graph_name="IsStrictlyIncreasing")
+def is_strictly_increasing(x, name=None):
+    """`tf.math.is_strictly_increasing`: whether x's entries (flattened) always increase."""
+    return _monotonic(x, True)
+
+
 is_nan = _unary_op(torch.isnan, "IsNan", _is_real_float, "math.is_nan", v1=["is_nan"])
 is_inf = _unary_op(torch.isinf, "IsInf", _is_real_float, "math.is_inf", v1=["is_inf"])
 is_finite = _unary_op(torch.isfinite, "IsFinite", _is_real_float, "math.is_finite",

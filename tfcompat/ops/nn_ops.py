@@ -186,7 +186,7 @@ def l2_loss(t, name=None):
     return torch.sum(x * x) / 2
 
 
-@op("nn.l2_normalize", "math.l2_normalize")
+@op("nn.l2_normalize", "math.l2_normalize", "linalg.l2_normalize")
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x**2, axis), epsilon)); `axis=None` normalizes over every element."""
     t = _float(x, "x")
