@@ -338,3 +338,15 @@ def test_directory_datasets_and_generators_train_a_model(tree):
         classes=["cats", "dogs"])      # Keras' DirectoryIterator counts ".hidden" as a class
     assert iterator.class_indices == {"cats": 0, "dogs": 1}
     assert len(model.fit(iterator, epochs=2, verbose=0).history["loss"]) == 2
+
+
+def test_pil_is_optional_as_in_keras(monkeypatch, tree):
+    import sys
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    with pytest.raises(ImportError, match="The use of `load_img` requires PIL"):
+        tf.keras.utils.load_img(os.path.join(tree, "images", "dogs", "1.png"))
+    with pytest.raises(ImportError, match="The use of `array_to_img` requires PIL"):
+        tf.keras.utils.array_to_img(np.zeros((2, 2, 3)))
+    with pytest.raises(ImportError, match="brightness shifts requires PIL"):
+        image.apply_brightness_shift(np.zeros((2, 2, 3)), 1.5)
+    assert tf.keras.utils.img_to_array(np.zeros((2, 3))).shape == (2, 3, 1)
