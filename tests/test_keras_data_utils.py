@@ -350,3 +350,14 @@ def test_pil_is_optional_as_in_keras(monkeypatch, tree):
     with pytest.raises(ImportError, match="brightness shifts requires PIL"):
         image.apply_brightness_shift(np.zeros((2, 2, 3)), 1.5)
     assert tf.keras.utils.img_to_array(np.zeros((2, 3))).shape == (2, 3, 1)
+
+
+def test_timeseries_dataset_in_a_tf1_graph():
+    with tf.Graph().as_default():
+        dataset = tf.keras.utils.timeseries_dataset_from_array(
+            np.arange(30), np.arange(30) * 2, sequence_length=5, sequence_stride=3,
+            sampling_rate=2, batch_size=4, start_index=2, end_index=27)
+        element = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+        with tf.compat.v1.Session() as session:
+            got = [[part.tolist() for part in session.run(element)] for _ in range(2)]
+    assert got == EXPECTED["timeseries"]["targets"][:2]

@@ -9,7 +9,6 @@ import numpy as np
 
 from tfcompat._api import tf_export
 from tfcompat.data.dataset_ops import Dataset
-from tfcompat.framework import ops
 from tfcompat.ops import array_ops
 
 
@@ -65,11 +64,10 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
         if seed is None:
             seed = np.random.randint(1e6)
         np.random.RandomState(seed).shuffle(start_positions)
-    steps = ops.convert_to_tensor(data[start_index:end_index])
+    steps = np.asarray(data[start_index:end_index])
     offsets = np.arange(0, sequence_length * sampling_rate, sampling_rate,
                         dtype=index_dtype)
-    target_steps = (None if targets is None
-                    else ops.convert_to_tensor(targets[start_index:end_index]))
+    target_steps = None if targets is None else np.asarray(targets[start_index:end_index])
 
     def windows(positions):
         batch = array_ops.gather(steps, array_ops.expand_dims(positions, -1) + offsets)
