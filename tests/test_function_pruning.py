@@ -7,6 +7,7 @@ updates, py_functions and metric updates do; an unused legacy random op
 """
 import inspect
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -182,7 +183,9 @@ def test_every_op_that_writes_a_variable_is_stateful():
         if not module_name.startswith("tfcompat") or module is None:
             continue
         for value in list(vars(module).values()):
-            impl = getattr(value, "_tfcompat_impl", None)
+            if not isinstance(value, types.FunctionType):   # (FLAGS.x would parse argv)
+                continue
+            impl = value.__dict__.get("_tfcompat_impl")
             if impl is None or not callable(impl):
                 continue
             try:

@@ -1260,7 +1260,7 @@ STATEFUL_OP_TYPES = frozenset([
     "ResourceScatterNdSub", "LogUniformCandidateSampler",
     "KerasMetricUpdate", "KerasMeanMetricUpdate", "KerasConfusionUpdate",
     "KerasConfusionMatrixUpdate", "KerasMetricReset", "StreamingMeanUpdate",
-    "ConfusionCountsUpdate", "UpdateLossScale", "MeanUpdate",
+    "ConfusionCountsUpdate", "UpdateLossScale", "MeanUpdate", "RngReadAndSkip",
 ])
 
 
