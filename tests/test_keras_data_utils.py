@@ -361,3 +361,14 @@ def test_timeseries_dataset_in_a_tf1_graph():
         with tf.compat.v1.Session() as session:
             got = [[part.tolist() for part in session.run(element)] for _ in range(2)]
     assert got == EXPECTED["timeseries"]["targets"][:2]
+
+
+def test_set_random_seed_seeds_python_numpy_and_tf():
+    draws = []
+    for _ in range(2):
+        tf.keras.utils.set_random_seed(5)
+        draws.append((random.random(), np.random.rand(), float(tf.random.uniform([]))))
+    assert draws[0] == draws[1]
+    assert draws[0][:2] == (random.Random(5).random(), np.random.RandomState(5).rand())
+    with pytest.raises(ValueError, match="Expected `seed` argument to be an integer"):
+        tf.keras.utils.set_random_seed(1.5)
