@@ -372,3 +372,40 @@ def test_set_random_seed_seeds_python_numpy_and_tf():
     assert draws[0][:2] == (random.Random(5).random(), np.random.RandomState(5).rand())
     with pytest.raises(ValueError, match="Expected `seed` argument to be an integer"):
         tf.keras.utils.set_random_seed(1.5)
+
+
+def test_more_generators_match_keras(tree):
+    expected = EXPECTED["image_data_generator"]
+    np.random.seed(4)
+    gen = sequence.TimeseriesGenerator(np.arange(40).reshape(20, 2), np.arange(20), length=3,
+                                       shuffle=True, batch_size=4)
+    assert [part.tolist() for part in gen[1]] == EXPECTED["timeseries_generator_shuffled"]
+    x = np.random.RandomState(1).uniform(0, 255, size=(5, 6, 7, 3)).astype("float32")
+    for name, data, kwargs in (
+            ("channels_first", np.transpose(x, (0, 3, 1, 2)),
+             dict(rotation_range=30, width_shift_range=[1, 2], zoom_range=[0.8, 1.1],
+                  data_format="channels_first")),
+            ("brightness_channel_shift", x, dict(brightness_range=(0.5, 1.5),
+                                                 channel_shift_range=30.0))):
+        iterator = image.ImageDataGenerator(**kwargs).flow(data, np.arange(5), batch_size=3,
+                                                           seed=8)
+        _close(iterator[0][0], expected[name][0], 2e-3)
+        _close(iterator[1][0], expected[name][1], 2e-3)
+    iterator = image.ImageDataGenerator(vertical_flip=True).flow(
+        (x, np.arange(10).reshape(5, 2)), np.arange(5), sample_weight=np.linspace(0, 1, 5),
+        batch_size=2, shuffle=False, seed=2)
+    (bx, extra), by, bw = iterator[1]
+    _close(bx, expected["extras_weights"][0])
+    assert [extra.tolist(), by.tolist()] == expected["extras_weights"][1:3]
+    _close(bw, expected["extras_weights"][3])
+    with pytest.warns(UserWarning, match="overrides setting of `featurewise_center`"):
+        gen = image.ImageDataGenerator(zca_whitening=True, zca_epsilon=0.1)
+    gen.fit(x[:, :3, :3, :] / 255.0)
+    _close(gen.mean, expected["zca"][0], 1e-5)
+    _close(gen.zca_whitening_matrix, expected["zca"][1], 1e-3)
+    _close(gen.standardize(np.copy(x[0, :3, :3, :] / 255.0)), expected["zca"][2], 1e-3)
+    dataset = tf.keras.utils.image_dataset_from_directory(
+        os.path.join(tree, "images"), labels=[3, 1, 4, 1, 5, 9, 2], image_size=(2, 2),
+        shuffle=False, batch_size=7)
+    assert [dataset.class_names, next(iter(dataset))[1].numpy().tolist()] \
+        == EXPECTED["image_dataset"]["explicit_labels"]

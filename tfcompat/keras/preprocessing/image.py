@@ -539,13 +539,22 @@ class ImageDataGenerator(object):
         else:
             raise ValueError("`zoom_range` should be a float or a tuple or list of two "
                              "floats. Received: %s" % (zoom_range,))
-        if zca_whitening:
+        overrides = []
+        if zca_whitening and not featurewise_center:
             self.featurewise_center = True
+            overrides.append(("zca_whitening", "featurewise_center"))
+        if zca_whitening and featurewise_std_normalization:
             self.featurewise_std_normalization = False
-        if featurewise_std_normalization and not zca_whitening:
+            overrides.append(("zca_whitening", "featurewise_std_normalization"))
+        if featurewise_std_normalization and not featurewise_center:
             self.featurewise_center = True
-        if samplewise_std_normalization:
+            overrides.append(("featurewise_std_normalization", "featurewise_center"))
+        if samplewise_std_normalization and not samplewise_center:
             self.samplewise_center = True
+            overrides.append(("samplewise_std_normalization", "samplewise_center"))
+        for setting, overridden in overrides:
+            warnings.warn("This ImageDataGenerator specifies `%s`, which overrides setting "
+                          "of `%s`." % (setting, overridden))
         if brightness_range is not None and (not isinstance(brightness_range, (tuple, list))
                                              or len(brightness_range) != 2):
             raise ValueError("`brightness_range should be tuple or list of two floats. "
