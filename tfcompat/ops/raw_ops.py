@@ -77,7 +77,7 @@ def _keyword_only(op_type, call):
     return entry
 
 
-def raw_op(op_type, records_itself=False, no_gradient=False):
+def raw_op(op_type, records_itself=False):
     """Register `body` as TF's raw op `op_type`: `body` takes the op's keyword arguments
     (TF's names, checked against raw_op_defs.json) and `name`. It is recorded as one node
     of type `op_type` unless it `records_itself` (Const, Placeholder and NoOp are made by
@@ -90,7 +90,7 @@ def raw_op(op_type, records_itself=False, no_gradient=False):
                             % (op_type, found, wanted))
         body.__name__ = body.__qualname__ = op_type
         call = body if records_itself else \
-            op(graph_name=op_type, no_gradient=no_gradient)(_with_outputs(op_type, body))
+            op(graph_name=op_type)(_with_outputs(op_type, body))
         entry = _keyword_only(op_type, call)
         RAW_OPS[op_type] = entry
         tf_export("raw_ops." + op_type)(entry)
@@ -262,14 +262,14 @@ def _mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fa
     return run_impl(math_ops.matmul, a, b, transpose_a, transpose_b)
 
 
-@raw_op("BatchMatMul")
-def _batch_mat_mul(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False, name=None):
-    return run_impl(math_ops.matmul, x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+def _batch_mat_mul_body():
+    def body(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False, name=None):
+        return run_impl(math_ops.matmul, x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+    return body
 
 
-@raw_op("BatchMatMulV2")
-def _batch_mat_mul_v2(x, y, adj_x=False, adj_y=False, grad_x=False, grad_y=False, name=None):
-    return run_impl(math_ops.matmul, x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+raw_op("BatchMatMul")(_batch_mat_mul_body())
+raw_op("BatchMatMulV2")(_batch_mat_mul_body())
 
 
 @raw_op("BatchMatMulV3")
@@ -291,14 +291,14 @@ def _equality(target, x, y, incompatible_shape_error):
     return run_impl(target, x, y)
 
 
-@raw_op("Equal")
-def _equal(x, y, incompatible_shape_error=True, name=None):
-    return _equality(math_ops.equal, x, y, incompatible_shape_error)
+def _equality_body(target):
+    def body(x, y, incompatible_shape_error=True, name=None):
+        return _equality(target, x, y, incompatible_shape_error)
+    return body
 
 
-@raw_op("NotEqual")
-def _not_equal(x, y, incompatible_shape_error=True, name=None):
-    return _equality(math_ops.not_equal, x, y, incompatible_shape_error)
+raw_op("Equal")(_equality_body(math_ops.equal))
+raw_op("NotEqual")(_equality_body(math_ops.not_equal))
 
 
 @raw_op("Squeeze")
@@ -328,14 +328,14 @@ def _tensor_scatter_update(tensor, indices, updates, bad_indices_policy="", name
     return run_impl(array_ops.tensor_scatter_nd_update, tensor, indices, updates)
 
 
-@raw_op("DepthToSpace")
-def _depth_to_space(input, block_size, data_format="NHWC", name=None):  # noqa: A002
-    return run_impl(array_ops.depth_to_space, input, block_size, data_format=data_format)
+def _block_body(target):
+    def body(input, block_size, data_format="NHWC", name=None):  # noqa: A002 - TF's name
+        return run_impl(target, input, block_size, data_format=data_format)
+    return body
 
 
-@raw_op("SpaceToDepth")
-def _space_to_depth(input, block_size, data_format="NHWC", name=None):  # noqa: A002
-    return run_impl(array_ops.space_to_depth, input, block_size, data_format=data_format)
+raw_op("DepthToSpace")(_block_body(array_ops.depth_to_space))
+raw_op("SpaceToDepth")(_block_body(array_ops.space_to_depth))
 
 
 @raw_op("Split")
@@ -451,51 +451,27 @@ def _fused_batch_norm(x, scale, offset, mean, variance, epsilon, exponential_avg
     return (y, batch_mean, batch_variance) + tuple(spaces[:reserve_spaces])
 
 
-@raw_op("FusedBatchNorm")
-def _fused_batch_norm_v1(x, scale, offset, mean, variance, epsilon=0.0001,
-                         exponential_avg_factor=1.0, data_format="NHWC", is_training=True,
-                         name=None):
-    return _fused_batch_norm(x, scale, offset, mean, variance, epsilon,
-                             exponential_avg_factor, data_format, is_training, 2)
+def _fused_batch_norm_body(reserve_spaces):
+    def body(x, scale, offset, mean, variance, epsilon=0.0001, exponential_avg_factor=1.0,
+             data_format="NHWC", is_training=True, name=None):
+        return _fused_batch_norm(x, scale, offset, mean, variance, epsilon,
+                                 exponential_avg_factor, data_format, is_training,
+                                 reserve_spaces)
+    return body
 
 
-@raw_op("FusedBatchNormV2")
-def _fused_batch_norm_v2(x, scale, offset, mean, variance, epsilon=0.0001,
-                         exponential_avg_factor=1.0, data_format="NHWC", is_training=True,
-                         name=None):
-    return _fused_batch_norm(x, scale, offset, mean, variance, epsilon,
-                             exponential_avg_factor, data_format, is_training, 2)
+raw_op("FusedBatchNorm")(_fused_batch_norm_body(2))
+raw_op("FusedBatchNormV2")(_fused_batch_norm_body(2))
+raw_op("FusedBatchNormV3")(_fused_batch_norm_body(3))
 
 
-@raw_op("FusedBatchNormV3")
-def _fused_batch_norm_v3(x, scale, offset, mean, variance, epsilon=0.0001,
-                         exponential_avg_factor=1.0, data_format="NHWC", is_training=True,
-                         name=None):
-    return _fused_batch_norm(x, scale, offset, mean, variance, epsilon,
-                             exponential_avg_factor, data_format, is_training, 3)
+def _resize_body(target):
+    def body(images, size, align_corners=False, half_pixel_centers=False, name=None):
+        return run_impl(target, images, size, align_corners,
+                        half_pixel_centers=half_pixel_centers)
+    return body
 
 
-@raw_op("ResizeBilinear")
-def _resize_bilinear(images, size, align_corners=False, half_pixel_centers=False, name=None):
-    return run_impl(image_ops.resize_bilinear, images, size, align_corners,
-                    half_pixel_centers=half_pixel_centers)
-
-
-@raw_op("ResizeNearestNeighbor")
-def _resize_nearest_neighbor(images, size, align_corners=False, half_pixel_centers=False,
-                             name=None):
-    return run_impl(image_ops.resize_nearest_neighbor, images, size, align_corners,
-                    half_pixel_centers=half_pixel_centers)
-
-
-@raw_op("ResizeBicubic")
-def _resize_bicubic(images, size, align_corners=False, half_pixel_centers=False, name=None):
-    return run_impl(image_ops.resize_bicubic, images, size, align_corners,
-                    half_pixel_centers=half_pixel_centers)
-
-
-def unsupported_op_types(op_types):
-    """The op types of `op_types` (an iterable, repeats counted) without a raw-op entry:
-    {op type: count}."""
-    missing = collections.Counter(t for t in op_types if t not in RAW_OPS)
-    return dict(missing.most_common())
+raw_op("ResizeBilinear")(_resize_body(image_ops.resize_bilinear))
+raw_op("ResizeNearestNeighbor")(_resize_body(image_ops.resize_nearest_neighbor))
+raw_op("ResizeBicubic")(_resize_body(image_ops.resize_bicubic))
