@@ -2623,6 +2623,74 @@ RECORDS += [
              tf_values(TF_NORMALIZE), call=lambda op, x: op(x, axis=1)[0]),
 ]
 
+# ---------------------------------------------------------------- image: more ops
+
+
+def _sobel(v):
+    padded = np.pad(v, [(0, 0), (1, 1), (1, 1), (0, 0)], mode="reflect")
+    h, w = v.shape[1:3]
+    kernels = ([[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]])
+    return np.stack([sum(k[i][j] * padded[:, i:i + h, j:j + w] for i in range(3)
+                         for j in range(3)) for k in kernels], -1)
+
+
+def _constant_shift(limit):
+    """Every pixel moved by one delta, |delta| <= limit."""
+    def statistics(outputs, images):
+        shift = outputs[0] - images
+        return [(np.ptp(shift), 0.0), (np.abs(shift).max() <= limit, True)]
+    return statistics
+
+
+COLOR_IMAGES = uniform((2, 3, 4, 3), 0, 1)
+RECORDS += [
+    OpRecord("image.total_variation", (COLOR_IMAGES,),
+             lambda v: np.abs(np.diff(v, axis=1)).sum((1, 2, 3))
+             + np.abs(np.diff(v, axis=2)).sum((1, 2, 3)), grad_args=()),
+    OpRecord("image.image_gradients", (COLOR_IMAGES,),
+             lambda v: (np.pad(np.diff(v, axis=1), [(0, 0), (0, 1), (0, 0), (0, 0)]),
+                        np.pad(np.diff(v, axis=2), [(0, 0), (0, 0), (0, 1), (0, 0)]))),
+    OpRecord("image.sobel_edges", (COLOR_IMAGES,), _sobel),
+    # computed in float32, as TF does: float64 finite differences cannot check its gradient
+    OpRecord("image.psnr", (COLOR_IMAGES, uniform((2, 3, 4, 3), 0, 1)),
+             lambda a, b: -10 * np.log10(np.square(a - b).mean((1, 2, 3))),
+             kwargs={"max_val": 1.0}, out_dtype=F32, grad_args=(),
+             tolerance={F64: (1e-5, 1e-6)}),
+    OpRecord("image.rgb_to_yuv", (COLOR_IMAGES,),
+             lambda v: v @ np.array([[0.299, -0.14714119, 0.61497538],
+                                     [0.587, -0.28886916, -0.51496512],
+                                     [0.114, 0.43601035, -0.10001026]])),
+    OpRecord("image.yuv_to_rgb", (COLOR_IMAGES,),
+             lambda v: v @ np.array([[1, 1, 1], [0, -0.394642334, 2.03206185],
+                                     [1.13988303, -0.58062185, 0]])),
+    OpRecord("image.rgb_to_yiq", (COLOR_IMAGES,),
+             lambda v: v @ np.array([[0.299, 0.59590059, 0.2115],
+                                     [0.587, -0.27455667, -0.52273617],
+                                     [0.114, -0.32134392, 0.31119955]])),
+    OpRecord("image.yiq_to_rgb", (COLOR_IMAGES,),
+             lambda v: v @ np.array([[1, 1, 1], [0.95598634, -0.27201283, -1.10674021],
+                                     [0.6208248, -0.64720424, 1.70423049]])),
+    random_op("image.stateless_random_flip_left_right",
+              Samples(IMAGES.shape, _flip_statistics(2), atol=0.1, stateless=True),
+              (fixed(IMAGES),), kwargs={"seed": [3, 4]}),
+    random_op("image.stateless_random_flip_up_down",
+              Samples(IMAGES.shape, _flip_statistics(1), atol=0.1, stateless=True),
+              (fixed(IMAGES),), kwargs={"seed": [3, 4]}),
+    random_op("image.stateless_random_brightness",
+              Samples((2, 3, 4, 3), _constant_shift(0.2), atol=1e-6, stateless=True),
+              (COLOR_IMAGES,), kwargs={"max_delta": 0.2, "seed": [3, 4]}, grad_args=(0,)),
+    random_op("image.stateless_random_contrast", Samples((2, 3, 4, 3), stateless=True),
+              (COLOR_IMAGES,), kwargs={"lower": 0.2, "upper": 0.5, "seed": [3, 4]}),
+    random_op("image.stateless_random_saturation", Samples((2, 3, 4, 3), stateless=True),
+              (COLOR_IMAGES,), kwargs={"lower": 0.2, "upper": 0.5, "seed": [3, 4]}),
+    random_op("image.stateless_random_hue", Samples((2, 3, 4, 3), stateless=True),
+              (COLOR_IMAGES,), kwargs={"max_delta": 0.2, "seed": [3, 4]}),
+    random_op("image.stateless_random_crop",
+              Samples((5, 6), _crop_offsets_removed, atol=0, stateless=True),
+              (fixed(CROPPED, unknown_batch=False),), NUMERIC,
+              kwargs={"size": [5, 6], "seed": [3, 4]}, grad_args=(0,)),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 

@@ -8,8 +8,10 @@ bilinear/bicubic). TF1's bilinear and nearest-neighbor resizes without half-pixe
 interpolation matrix per axis; area uses torch's kernel.
 Decoding/encoding uses torchvision.io (JPEG, PNG, GIF); decoded pixels may differ from TF's
 libjpeg by rounding. Random ops draw from tfcompat's seeded generators (numbers differ from
-TF's).
+TF's); the stateless_random_* ops draw TF's numbers from their seeds.
 """
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -17,11 +19,12 @@ import torch.nn.functional as F
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, random_seed
 from tfcompat.framework.errors import format_shape
-from tfcompat.framework.ops import op, to_torch
+from tfcompat.framework.ops import op, run_impl, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.string_tensor import flat_strings, scalar_string, string_input
+from tfcompat.ops.stateless_random_ops import key_counter_from_seed, uniform_bits, uniform_int
 
 
 @tf_export("image.ResizeMethod")
@@ -361,14 +364,21 @@ def _float_op(image, fn):
     return (out.clamp(0, 1) * _max_of(t.dtype) + 0.5).to(t.dtype)
 
 
+def _scalar_factor(value):
+    """A Python number as is (exact in any image dtype); a tensor (a drawn factor) as a 0-d
+    torch tensor, which keeps the image's dtype in arithmetic."""
+    return value if isinstance(value, (int, float)) else to_torch(value).reshape(())
+
+
 @op("image.adjust_brightness", graph_name="AdjustBrightness")
 def adjust_brightness(image, delta):
-    return _float_op(image, lambda x: x + float(delta))
+    delta = _scalar_factor(delta)
+    return _float_op(image, lambda x: x + delta)
 
 
 @op("image.adjust_contrast", graph_name="AdjustContrastv2", no_gradient=True)
 def adjust_contrast(images, contrast_factor):
-    factor = float(contrast_factor)
+    factor = _scalar_factor(contrast_factor)
     return _float_op(images, lambda x: (x - x.mean(dim=(-3, -2), keepdim=True)) * factor +
                      x.mean(dim=(-3, -2), keepdim=True))
 
@@ -418,9 +428,11 @@ def hsv_to_rgb(images, name=None):
 
 @op("image.adjust_saturation", graph_name="AdjustSaturation", no_gradient=True)
 def adjust_saturation(image, saturation_factor, name=None):
+    factor = _scalar_factor(saturation_factor)
+
     def fn(x):
         hsv = _rgb_to_hsv(x)
-        hsv = torch.stack([hsv[..., 0], (hsv[..., 1] * float(saturation_factor)).clamp(0, 1),
+        hsv = torch.stack([hsv[..., 0], (hsv[..., 1] * factor).clamp(0, 1),
                            hsv[..., 2]], -1)
         return _hsv_to_rgb(hsv)
     return _float_op(image, fn)
@@ -428,12 +440,13 @@ def adjust_saturation(image, saturation_factor, name=None):
 
 @op("image.adjust_hue", graph_name="AdjustHue", no_gradient=True)
 def adjust_hue(image, delta, name=None):
-    if not -1.0 <= float(delta) <= 1.0:
+    if isinstance(delta, (int, float)) and not -1.0 <= delta <= 1.0:
         raise ValueError("delta must be in the interval [-1, 1]")
+    delta = _scalar_factor(delta)
 
     def fn(x):
         hsv = _rgb_to_hsv(x)
-        hsv = torch.stack([(hsv[..., 0] + float(delta)) % 1.0, hsv[..., 1], hsv[..., 2]], -1)
+        hsv = torch.stack([(hsv[..., 0] + delta) % 1.0, hsv[..., 1], hsv[..., 2]], -1)
         return _hsv_to_rgb(hsv)
     return _float_op(image, fn)
 
@@ -491,6 +504,197 @@ def random_hue(image, max_delta, seed=None):
     if not 0 <= max_delta <= 0.5:
         raise ValueError("max_delta must be in the interval [0, 0.5].")
     return adjust_hue(image, _uniform(-max_delta, max_delta, seed))
+
+
+# ---------------------------------------------------------------- stateless random image ops
+# TF's values: each draws with tf.random.stateless_uniform of its seed, as TF 2.15 does.
+
+
+def _stateless_scalar(seed, minval, maxval):
+    """TF's `stateless_random_uniform(shape=[], minval, maxval, seed)`: a float32 scalar."""
+    key, counter = key_counter_from_seed(seed)
+    low = torch.tensor(minval, dtype=torch.float32, device=key.device)
+    high = torch.tensor(maxval, dtype=torch.float32, device=key.device)
+    return uniform_bits([], key, counter, dtypes.float32) * (high - low) + low
+
+
+def _stateless_flip(image, seed, up_down):
+    """A 3-D image flips when its draw is below 0.5; each image of a 4-D batch flips when
+    its draw rounds to 1 (TF's two branches of `_random_flip`)."""
+    t = to_torch(image)
+    h, w = _hw_axes(t)
+    flipped = torch.flip(t, [h if up_down else w])
+    key, counter = key_counter_from_seed(seed)
+    if t.ndim == 3:
+        return torch.where(uniform_bits([], key, counter, dtypes.float32) < 0.5, flipped, t)
+    draws = uniform_bits([t.shape[0]], key, counter, dtypes.float32).to(t.device)
+    flips = torch.round(draws).view(-1, 1, 1, 1).to(t.dtype)
+    return flips * flipped + (1 - flips) * t
+
+
+@op("image.stateless_random_flip_left_right", graph_name="StatelessRandomFlipLeftRight")
+def stateless_random_flip_left_right(image, seed):
+    """Flip horizontally or not, as the seed decides (TF's values)."""
+    return _stateless_flip(image, seed, False)
+
+
+@op("image.stateless_random_flip_up_down", graph_name="StatelessRandomFlipUpDown")
+def stateless_random_flip_up_down(image, seed):
+    """Flip vertically or not, as the seed decides (TF's values)."""
+    return _stateless_flip(image, seed, True)
+
+
+def _check_factor_range(lower, upper):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+@op("image.stateless_random_brightness", graph_name="StatelessRandomBrightness")
+def stateless_random_brightness(image, max_delta, seed):
+    """`adjust_brightness` by a delta drawn in [-max_delta, max_delta) from the seed."""
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return run_impl(adjust_brightness, image, _stateless_scalar(seed, -max_delta, max_delta))
+
+
+@op("image.stateless_random_contrast", graph_name="StatelessRandomContrast")
+def stateless_random_contrast(image, lower, upper, seed):
+    """`adjust_contrast` by a factor drawn in [lower, upper) from the seed."""
+    _check_factor_range(lower, upper)
+    return run_impl(adjust_contrast, image, _stateless_scalar(seed, lower, upper))
+
+
+@op("image.stateless_random_saturation", graph_name="StatelessRandomSaturation")
+def stateless_random_saturation(image, lower, upper, seed):
+    """`adjust_saturation` by a factor drawn in [lower, upper) from the seed."""
+    _check_factor_range(lower, upper)
+    return run_impl(adjust_saturation, image, _stateless_scalar(seed, lower, upper))
+
+
+@op("image.stateless_random_hue", graph_name="StatelessRandomHue")
+def stateless_random_hue(image, max_delta, seed):
+    """`adjust_hue` by a delta drawn in [-max_delta, max_delta) from the seed."""
+    if not 0 <= max_delta <= 0.5:
+        raise ValueError("max_delta must be in the interval [0, 0.5].")
+    return run_impl(adjust_hue, image, _stateless_scalar(seed, -max_delta, max_delta))
+
+
+@op("image.stateless_random_crop", graph_name="StatelessRandomCrop")
+def stateless_random_crop(value, size, seed, name=None):
+    """A slice of `value` of shape `size` at offsets drawn from the seed, as TF does: int32
+    draws below 2**31 - 1, modulo shape - size + 1."""
+    t = to_torch(value)
+    size = [int(s) for s in (to_torch(size).tolist() if not isinstance(size, (list, tuple))
+                             else size)]
+    if len(size) != t.ndim:
+        raise ValueError("size must have %d elements (the rank of value), got %s"
+                         % (t.ndim, size))
+    if any(s > d for s, d in zip(size, t.shape)):
+        raise errors.InvalidArgumentError("Need value.shape >= size, got %s vs %s"
+                                          % (format_shape(t.shape), size))
+    key, counter = key_counter_from_seed(seed)
+    draws = uniform_int([t.ndim], key, counter, torch.tensor(0), torch.tensor(2 ** 31 - 1),
+                        dtypes.int32).to(t.device)
+    limits = torch.tensor([d - s + 1 for d, s in zip(t.shape, size)], device=t.device)
+    offsets = draws % limits
+    index = tuple((torch.arange(s, device=t.device) + offsets[axis]).reshape(
+        [s if i == axis else 1 for i in range(t.ndim)]) for axis, s in enumerate(size))
+    return t[index]
+
+
+# ---------------------------------------------------------------- image statistics, color
+
+
+@op("image.total_variation", graph_name="TotalVariation")
+def total_variation(images, name=None):
+    """Sum of absolute differences of neighbouring pixels: a scalar for one 3-D image, one
+    value per image of a 4-D batch."""
+    t = to_torch(images)
+    if t.ndim not in (3, 4):
+        raise ValueError("'images' must be either 3 or 4-dimensional.")
+    h, w = _hw_axes(t)
+    axes = None if t.ndim == 3 else (1, 2, 3)
+    rows = (t.narrow(h, 1, t.shape[h] - 1) - t.narrow(h, 0, t.shape[h] - 1)).abs()
+    cols = (t.narrow(w, 1, t.shape[w] - 1) - t.narrow(w, 0, t.shape[w] - 1)).abs()
+    if axes is None:
+        return rows.sum() + cols.sum()
+    return rows.sum(axes) + cols.sum(axes)
+
+
+def _batch_of_images(t, function):
+    if t.ndim != 4:
+        raise ValueError("%s expects a 4D tensor [batch_size, h, w, d], not %s."
+                         % (function, format_shape(t.shape)))
+    return t
+
+
+@op("image.image_gradients", graph_name="ImageGradients")
+def image_gradients(image):
+    """(dy, dx): forward differences along height and width, zero in the last row/column."""
+    t = _batch_of_images(to_torch(image), "image_gradients")
+    dy = F.pad(t[:, 1:] - t[:, :-1], (0, 0, 0, 0, 0, 1))
+    dx = F.pad(t[:, :, 1:] - t[:, :, :-1], (0, 0, 0, 1))
+    return dy, dx
+
+
+@op("image.sobel_edges", graph_name="SobelEdges")
+def sobel_edges(image):
+    """Sobel filter responses [batch, h, w, d, 2] (dy then dx) of reflect-padded images."""
+    t = _batch_of_images(to_torch(image), "sobel_edges")
+    x = t if t.is_floating_point() else t.float()
+    kernels = torch.tensor([[[-1, -2, -1], [0, 0, 0], [1, 2, 1]],
+                            [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]], dtype=x.dtype,
+                           device=x.device)
+    channels = x.shape[-1]
+    nchw = F.pad(x.permute(0, 3, 1, 2), (1, 1, 1, 1), mode="reflect")
+    weight = kernels.repeat(channels, 1, 1).unsqueeze(1)      # [d * 2, 1, 3, 3]
+    out = F.conv2d(nchw, weight, groups=channels)                # [b, d * 2, h, w]
+    return out.reshape(x.shape[0], channels, 2, *out.shape[-2:]).permute(0, 3, 4, 1, 2)
+
+
+@op("image.psnr", graph_name="PSNR")
+def psnr(a, b, max_val, name=None):
+    """Peak signal-to-noise ratio per image, in float32 (images converted as
+    `convert_image_dtype` does): 20 log10(max_val) - 10 log10(mse)."""
+    ta, tb = to_torch(a), to_torch(b)
+    if ta.dtype != tb.dtype:
+        raise TypeError("a and b must have the same dtype, got %s and %s"
+                        % (dtypes.from_torch(ta.dtype).name, dtypes.from_torch(tb.dtype).name))
+    peak = run_impl(convert_image_dtype, to_torch(max_val).to(ta.dtype).reshape(()),
+                    dtypes.float32)
+    x = run_impl(convert_image_dtype, ta, dtypes.float32)
+    y = run_impl(convert_image_dtype, tb, dtypes.float32)
+    mse = torch.square(x - y).mean((-3, -2, -1))
+    return 20 * torch.log(peak) / math.log(10.0) - np.float32(10 / np.log(10)) * torch.log(mse)
+
+
+_RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512],
+               [0.114, 0.43601035, -0.10001026]]
+_YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
+_RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617],
+               [0.114, -0.32134392, 0.31119955]]
+_YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021],
+               [0.6208248, -0.64720424, 1.70423049]]
+
+
+def _color_transform(kernel, op_type, *paths):
+    def transform(images, name=None):
+        t = to_torch(images)
+        if not t.is_floating_point():
+            raise TypeError("%s expects float images, got %s"
+                            % (paths[0], dtypes.from_torch(t.dtype).name))
+        return t @ torch.tensor(kernel, dtype=t.dtype, device=t.device)
+    transform.__name__ = transform.__qualname__ = paths[0].split(".")[-1]
+    transform.__doc__ = "`tf.%s`: the last axis times TF's 3x3 color matrix." % paths[0]
+    return op(*paths, graph_name=op_type)(transform)
+
+
+rgb_to_yuv = _color_transform(_RGB_TO_YUV, "RGBToYUV", "image.rgb_to_yuv")
+yuv_to_rgb = _color_transform(_YUV_TO_RGB, "YUVToRGB", "image.yuv_to_rgb")
+rgb_to_yiq = _color_transform(_RGB_TO_YIQ, "RGBToYIQ", "image.rgb_to_yiq")
+yiq_to_rgb = _color_transform(_YIQ_TO_RGB, "YIQToRGB", "image.yiq_to_rgb")
 
 
 # ---------------------------------------------------------------- decode / encode

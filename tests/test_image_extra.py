@@ -1,0 +1,112 @@
+"""tf.image additions: the stateless_random_* ops, total_variation, image_gradients,
+sobel_edges, psnr and the YUV/YIQ conversions give real TF's values, eagerly and in TF1 graphs
+(tests/fixtures/math_extra/make_image_values.py printed the constants)."""
+import numpy as np
+import pytest
+
+import tfcompat as tf
+
+IMAGE = (np.arange(2 * 3 * 4 * 3).reshape(2, 3, 4, 3) % 7 / 7.0).astype(np.float32)
+OTHER = (np.arange(2 * 3 * 4 * 3).reshape(2, 3, 4, 3) % 5 / 5.0).astype(np.float32)
+TF_FLIP_LR_BATCH = [[0.2857142984867096, 0.8571428656578064, 0.4285714328289032, 0.0],
+                    [0.1428571492433548, 0.5714285969734192, 0.0, 0.4285714328289032]]
+TF_FLIP_UD_ONE = [0.4285714328289032, 0.7142857313156128, 0.0]
+TF_FLIP_LR_ONE = [0.0, 0.4285714328289032, 0.8571428656578064, 0.2857142984867096]
+TF_BRIGHTNESS = [0.13762415945529938, 0.2804813086986542, 0.42333847284317017]
+TF_CONTRAST = [0.24084436893463135, 0.29257121682167053, 0.3442980647087097]
+TF_SATURATION = [0.1562233865261078, 0.2209688425064087, 0.2857142984867096]
+TF_HUE = [0.09307003766298294, 0.0, 0.2857142984867096]
+TF_CROP = [[[24, 25], [27, 28], [30, 31]], [[36, 37], [39, 40], [42, 43]]]
+TF_TOTAL_VARIATION = [[23.571430206298828, 23.14285659790039], 23.571430206298828]
+TF_IMAGE_GRADIENTS = [[[0.7142857313156128, -0.2857142686843872, -0.2857142686843872,
+                        -0.2857142984867096],
+                       [-0.2857142984867096, 0.7142857313156128, -0.2857142984867096,
+                        0.7142857313156128],
+                       [0.0, 0.0, 0.0, 0.0]],
+                      [[0.4285714328289032, 0.4285714328289032, -0.5714285373687744, 0.0],
+                       [-0.5714285969734192, 0.4285714626312256, -0.5714285969734192, 0.0],
+                       [0.4285714328289032, -0.5714285373687744, 0.4285714328289032, 0.0]]]
+TF_SOBEL = [[[2.9802322387695312e-08, 0.0], [1.7881393432617188e-07, -0.5714285373687744],
+             [-4.470348358154297e-08, -0.5714287161827087], [0.0, 0.0]],
+            [[-0.2857142686843872, 0.0], [-0.28571435809135437, -0.5714285373687744],
+             [0.7142857313156128, 0.4285714328289032], [1.7142857313156128, 0.0]],
+            [[2.9802322387695312e-08, 0.0], [1.7881393432617188e-07, -0.571428656578064],
+             [-4.470348358154297e-08, 1.4285714626312256], [0.0, 0.0]]]
+TF_PSNR = [8.01517391204834, 8.012681007385254]
+TF_PSNR_UINT8 = [8.021916389465332, 8.019269943237305]
+TF_RGB_TO_YUV = [[0.11642857640981674, 0.08330737054347992, -0.10214081406593323],
+                 [0.5450000166893005, 0.08330737054347992, -0.10214080661535263],
+                 [0.2725714445114136, -0.0638338178396225, 0.5128346085548401],
+                 [0.40214288234710693, 0.08330737054347992, -0.10214079171419144]]
+TF_YUV_TO_RGB = [[0.3256808817386627, -0.2222694456577301, 0.2902945578098297],
+                 [1.2427736520767212, -0.21166837215423584, 1.5897496938705444],
+                 [1.0199832916259766, 0.7741968631744385, 0.8571428656578064],
+                 [0.9370760917663574, -0.21520204842090607, 1.1565979719161987]]
+TF_RGB_TO_YIQ = [[0.11642857640981674, -0.1310349404811859, 0.014237556606531143],
+                 [0.5450000166893005, -0.1310349404811859, 0.014221852645277977],
+                 [0.2725714445114136, 0.46486565470695496, 0.22574280202388763],
+                 [0.40214288234710693, -0.1310349404811859, 0.014227100647985935]]
+TF_YIQ_TO_RGB = [[0.31394800543785095, -0.2237744778394699, 0.3288172781467438],
+                 [1.4182956218719482, -0.18915322422981262, 1.0134559869766235],
+                 [0.9458321332931519, 0.7646850943565369, 1.1006044149398804],
+                 [1.0501797199249268, -0.20069362223148346, 0.7852430939674377]]
+
+CASES = {
+    "FLIP_LR_BATCH": lambda: tf.image.stateless_random_flip_left_right(IMAGE, seed=[1, 2])[
+        :, 0, :, 0],
+    "FLIP_UD_ONE": lambda: tf.image.stateless_random_flip_up_down(IMAGE[0], seed=[3, 4])[
+        :, 0, 0],
+    "FLIP_LR_ONE": lambda: tf.image.stateless_random_flip_left_right(IMAGE[0], seed=[5, 6])[
+        0, :, 0],
+    "BRIGHTNESS": lambda: tf.image.stateless_random_brightness(IMAGE[0], 0.2, seed=[1, 2])[
+        0, 0],
+    "CONTRAST": lambda: tf.image.stateless_random_contrast(IMAGE[0], 0.2, 0.5, seed=[1, 2])[
+        0, 0],
+    "SATURATION": lambda: tf.image.stateless_random_saturation(IMAGE[0], 0.2, 0.5,
+                                                               seed=[1, 2])[0, 0],
+    "HUE": lambda: tf.image.stateless_random_hue(IMAGE[0], 0.2, seed=[1, 2])[0, 0],
+    "CROP": lambda: tf.image.stateless_random_crop(np.arange(60).reshape(5, 4, 3), [2, 3, 2],
+                                                   seed=[7, 8]),
+    "TOTAL_VARIATION": lambda: [tf.image.total_variation(IMAGE),
+                                tf.image.total_variation(IMAGE[0])],
+    "IMAGE_GRADIENTS": lambda: [g[0, :, :, 0] for g in tf.image.image_gradients(IMAGE)],
+    "SOBEL": lambda: tf.image.sobel_edges(IMAGE)[0, :, :, 1, :],
+    "PSNR": lambda: tf.image.psnr(IMAGE, OTHER, max_val=1.0),
+    "PSNR_UINT8": lambda: tf.image.psnr(np.uint8(IMAGE * 255), np.uint8(OTHER * 255),
+                                        max_val=255),
+    "RGB_TO_YUV": lambda: tf.image.rgb_to_yuv(IMAGE[0, 0]),
+    "YUV_TO_RGB": lambda: tf.image.yuv_to_rgb(IMAGE[0, 0]),
+    "RGB_TO_YIQ": lambda: tf.image.rgb_to_yiq(IMAGE[0, 0]),
+    "YIQ_TO_RGB": lambda: tf.image.yiq_to_rgb(IMAGE[0, 0]),
+}
+
+
+def _outputs(result):
+    """The case's outputs as a list (a case gives one tensor or a list of them)."""
+    return list(result) if isinstance(result, list) else [result]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_tf_eagerly_and_in_a_graph(name):
+    result = CASES[name]()
+    eager = [np.asarray(r) for r in _outputs(result)]
+    expected = globals()["TF_" + name]
+    for got, want in zip(eager, expected if isinstance(result, list) else [expected]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with tf.compat.v1.Graph().as_default():
+        nodes = CASES[name]()
+        with tf.compat.v1.Session() as sess:
+            graph = _outputs(sess.run(nodes))
+    for got, want in zip(graph, eager):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_argument_checks():
+    with pytest.raises(ValueError, match="non-negative"):
+        tf.image.stateless_random_brightness(IMAGE, -0.1, seed=[1, 2])
+    with pytest.raises(ValueError, match="upper must be > lower"):
+        tf.image.stateless_random_contrast(IMAGE, 0.5, 0.2, seed=[1, 2])
+    with pytest.raises(ValueError, match="4D tensor"):
+        tf.image.sobel_edges(IMAGE[0])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.image.stateless_random_crop(IMAGE[0], [4, 4, 3], seed=[1, 2])
