@@ -409,3 +409,30 @@ def test_more_generators_match_keras(tree):
         shuffle=False, batch_size=7)
     assert [dataset.class_names, next(iter(dataset))[1].numpy().tolist()] \
         == EXPECTED["image_dataset"]["explicit_labels"]
+
+
+def _elements(dataset):
+    return [{k: np.asarray(v).tolist() for k, v in e.items()} if isinstance(e, dict)
+            else [np.asarray(p).tolist() for p in e] if isinstance(e, tuple)
+            else np.asarray(e).tolist() for e in dataset.as_numpy_iterator()]
+
+
+def test_split_dataset_matches_keras():
+    x, y = np.arange(20).reshape(10, 2), np.arange(10) * 3
+    splits = {
+        "array": tf.keras.utils.split_dataset(x, left_size=0.7),
+        "tuple_shuffle": tf.keras.utils.split_dataset((x, y), left_size=3, right_size=0.4,
+                                                      shuffle=True, seed=4),
+        "dataset_batched": tf.keras.utils.split_dataset(
+            tf.data.Dataset.from_tensor_slices((x, y)).batch(3), right_size=4, shuffle=True,
+            seed=1),
+        "dict_elements": tf.keras.utils.split_dataset(
+            tf.data.Dataset.from_tensor_slices({"a": x, "b": y}), left_size=2)}
+    for name, pair in splits.items():
+        assert [_elements(part) for part in pair] == EXPECTED["split_dataset"][name], name
+    with pytest.raises(ValueError, match="At least one of the `left_size`"):
+        tf.keras.utils.split_dataset(x)
+    with pytest.raises(ValueError, match="`left_size` should be either a positive integer"):
+        tf.keras.utils.split_dataset(x, left_size=10)
+    with pytest.raises(TypeError, match="must be either a `tf.data.Dataset`"):
+        tf.keras.utils.split_dataset("abc", left_size=1)

@@ -1,12 +1,112 @@
-"""What Keras 2.15's `*_dataset_from_directory` share (`keras/utils/dataset_utils.py`):
-indexing a directory of class subdirectories, the training/validation split, label datasets.
+"""Keras 2.15's `keras/utils/dataset_utils.py`: `split_dataset`, and what the
+`*_dataset_from_directory` utilities share (indexing a directory of class subdirectories, the
+training/validation split, label datasets).
 """
 import os
+import random
 
 import numpy as np
 
-from tfcompat.data.dataset_ops import Dataset
+from tfcompat._api import tf_export
+from tfcompat.data.dataset_ops import BatchDataset, Dataset, PaddedBatchDataset
 from tfcompat.ops import array_ops
+
+
+def _split_sizes(left_size, right_size, total_length):
+    """Keras' checks and rounding of `left_size` / `right_size` (fractions or counts)."""
+    for name, size in (("left_size", left_size), ("right_size", right_size)):
+        if size is not None and type(size) not in (int, float):
+            raise TypeError("Invalid `%s` Type. Expected: int or float or None, Received: "
+                            "type(%s)=%s." % (name, name, type(size)))
+    if left_size == 0 and right_size == 0:
+        raise ValueError("Both `left_size` and `right_size` are zero. At least one of the "
+                         "split sizes must be non-zero.")
+    for name, size in (("left_size", left_size), ("right_size", right_size)):
+        if (type(size) is int and (size <= 0 or size >= total_length)
+                or type(size) is float and (size <= 0 or size >= 1)):
+            raise ValueError("`%s` should be either a positive integer smaller than %d, or a "
+                             "float within the range `[0, 1]`. Received: %s=%s"
+                             % (name, total_length, name, size))
+    if type(left_size) is float and type(right_size) is float and left_size + right_size > 1:
+        raise ValueError("The sum of `left_size` and `right_size` is greater than 1. It must "
+                         "be less than or equal to 1.")
+    left, right = (round(size * total_length) if type(size) is float else size
+                   for size in (left_size, right_size))
+    left = total_length - right if left is None else left
+    right = total_length - left if right is None else right
+    if left + right > total_length:
+        raise ValueError("The sum of `left_size` and `right_size` should be smaller than the "
+                         "%d. Received: left_size + right_size = %d" % (total_length,
+                                                                         left + right))
+    for split, side in ((left, "left"), (right, "right")):
+        if split == 0:
+            raise ValueError("With `dataset` of length=%d, `left_size`=%s and `right_size`=%s."
+                             "Resulting %s side dataset split will be empty. Adjust any of "
+                             "the aforementioned parameters" % (total_length, left, right,
+                                                                 side))
+    return int(left), int(right)
+
+
+def _samples(dataset):
+    """The samples of `dataset` as Keras lists them: rows of an array, tuples across a
+    list/tuple of arrays, elements of an (unbatched) Dataset as numpy values."""
+    if isinstance(dataset, np.ndarray):
+        samples = list(dataset)
+    elif isinstance(dataset, (list, tuple)):
+        if not dataset or not all(isinstance(part, np.ndarray) for part in dataset):
+            raise ValueError("Expected a list/tuple of `numpy.ndarray` objects, Received: %s"
+                             % (type(dataset[0]) if dataset else dataset,))
+        if any(len(part) != len(dataset[0]) for part in dataset):
+            raise ValueError("Received a list of NumPy arrays with different lengths.")
+        samples = list(zip(*dataset))
+    else:
+        if isinstance(dataset, (BatchDataset, PaddedBatchDataset)):
+            dataset = dataset.unbatch()
+        samples = list(dataset.as_numpy_iterator())
+    if not samples:
+        raise ValueError("Received an empty Dataset. `dataset` must be a non-empty list/tuple "
+                         "of `numpy.ndarray` objects or `tf.data.Dataset` objects.")
+    return samples
+
+
+def _from_samples(samples, original):
+    """What Keras slices into the split datasets: rows stacked for an array, a dict of
+    lists for dict elements, else one array per position of the samples (`zip(*samples)`,
+    as Keras does even for single-tensor elements)."""
+    if isinstance(original, np.ndarray):
+        return np.stack(samples)
+    if isinstance(samples[0], dict):
+        return {key: [sample[key] for sample in samples] for key in samples[0]}
+    return tuple(np.array(part) for part in zip(*samples))
+
+
+@tf_export("keras.utils.split_dataset")
+def split_dataset(dataset, left_size=None, right_size=None, shuffle=False, seed=None):
+    """(left, right) Datasets from a Dataset, an array or a list/tuple of arrays: the first
+    `left_size` and last `right_size` samples (counts or fractions, rounded), after a shuffle
+    with Python's `random` seeded by `seed` if `shuffle`; a `.batch()`ed dataset's splits
+    are batched alike."""
+    if not isinstance(dataset, (Dataset, list, tuple, np.ndarray)):
+        raise TypeError("The `dataset` argument must be either a `tf.data.Dataset` object or "
+                        "a list/tuple of arrays. Received: dataset=%s of type %s"
+                        % (dataset, type(dataset)))
+    if right_size is None and left_size is None:
+        raise ValueError("At least one of the `left_size` or `right_size` must be specified. "
+                         "Received: left_size=None and right_size=None")
+    samples = _samples(dataset)
+    if shuffle:
+        if seed is None:
+            seed = random.randint(0, int(1e6))
+        random.seed(seed)
+        random.shuffle(samples)
+    left_size, right_size = _split_sizes(left_size, right_size, len(samples))
+    splits = []
+    for part in (samples[:left_size], samples[-right_size:]):
+        split = Dataset.from_tensor_slices(_from_samples(part, dataset))
+        if isinstance(dataset, (BatchDataset, PaddedBatchDataset)):
+            split = split.batch(dataset._size)
+        splits.append(split.prefetch(-1))
+    return tuple(splits)
 
 
 def check_validation_split_arg(validation_split, subset, shuffle, seed):
