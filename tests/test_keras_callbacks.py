@@ -200,3 +200,9 @@ def test_hooks_get_logs_positionally():
         on_epoch_end=lambda epoch, l: seen.append(("epoch", epoch, sorted(l))))
     _model().fit(x, y, epochs=1, batch_size=16, verbose=0, callbacks=[callback])
     assert seen == [("batch", 0, ["loss"]), ("batch", 1, ["loss"]), ("epoch", 0, ["loss"])]
+
+
+def test_backup_and_restore_is_eager_only_as_in_keras(tmp_path):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="BackupAndRestore only supports eager mode"):
+            keras.callbacks.BackupAndRestore(str(tmp_path))

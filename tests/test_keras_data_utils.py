@@ -436,3 +436,16 @@ def test_split_dataset_matches_keras():
         tf.keras.utils.split_dataset(x, left_size=10)
     with pytest.raises(TypeError, match="must be either a `tf.data.Dataset`"):
         tf.keras.utils.split_dataset("abc", left_size=1)
+
+
+def test_iterators_save_augmented_images(tmp_path):
+    x = np.random.RandomState(1).uniform(0, 255, size=(3, 4, 5, 3)).astype("float32")
+    iterator = image.ImageDataGenerator().flow(x, batch_size=2, shuffle=False,
+                                               save_to_dir=str(tmp_path), save_prefix="aug")
+    batch = next(iterator)
+    assert batch.shape == (2, 4, 5, 3)
+    saved = sorted(os.listdir(str(tmp_path)))
+    assert [name.split("_")[:2] for name in saved] == [["aug", "0"], ["aug", "1"]]
+    first = tf.keras.utils.img_to_array(tf.keras.utils.load_img(
+        os.path.join(str(tmp_path), saved[0])))
+    _close(first, np.asarray(tf.keras.utils.array_to_img(x[0])), 0)
