@@ -303,6 +303,34 @@ def test_raw_comparisons_and_multi_output_ops():
         tf.raw_ops.BatchMatMulV3(x=a, y=b, Tout=tf.float32, adj_x=False).numpy(), a @ b)
 
 
+MATRIX = np.array([[4.0, 1.0], [1.0, 3.0]], np.float32)
+
+# (raw op, keyword arguments, numpy's value): ops whose TF arguments sit in another order
+# or under other names than tfcompat's function takes them
+RAW_CASES = [
+    ("MatrixSetDiagV3", dict(input=np.zeros((2, 3), np.float32), diagonal=[1.0, 2.0], k=0,
+                             align="RIGHT_LEFT"), np.array([[1, 0, 0], [0, 2, 0]], np.float32)),
+    ("MatrixInverse", dict(input=MATRIX, adjoint=True), np.linalg.inv(MATRIX.T)),
+    ("EuclideanNorm", dict(input=[[3.0, 4.0]], axis=1, keep_dims=True), np.float32([[5.0]])),
+    ("LinSpace", dict(start=0.0, stop=1.0, num=3), np.float32([0, 0.5, 1])),
+    ("Roll", dict(input=[1, 2, 3], shift=1, axis=0), np.int32([3, 1, 2])),
+    ("Split", dict(axis=1, value=np.arange(4).reshape(1, 4), num_split=2),
+     [np.array([[0, 1]]), np.array([[2, 3]])]),
+    ("Concat", dict(concat_dim=0, values=[[1], [2]]), np.int32([1, 2])),
+    ("Mean", dict(input=MATRIX, axis=0, keep_dims=False), MATRIX.mean(0)),
+]
+
+
+@pytest.mark.parametrize("op_type,arguments,expected", RAW_CASES,
+                         ids=[case[0] for case in RAW_CASES])
+def test_raw_op_arguments_reach_tfcompats_op(op_type, arguments, expected):
+    result = getattr(tf.raw_ops, op_type)(**arguments)
+    results = result if isinstance(result, list) else [result]
+    expected = expected if isinstance(expected, list) else [expected]
+    for value, wanted in zip(results, expected):
+        np.testing.assert_allclose(value.numpy(), wanted, rtol=1e-6)
+
+
 def test_raw_const_reads_tensor_protos_as_tf_kernels_do():
     """TF writes a scalar zero without values; a shorter value list repeats its last."""
     zero = tf.make_tensor_proto(0.0)

@@ -111,12 +111,17 @@ def _with_outputs(op_type, body):
 
 
 def _same_arguments(op_type, target):
-    """Register raw op `op_type` as `target` (a tfcompat op) called with the raw op's
-    arguments, in TF's order."""
+    """Register raw op `op_type` as `target` (a tfcompat op) given the raw op's arguments
+    as its leading parameters other than `name`, in TF's order."""
     names = [entry[0] for entry in OP_DEFS[op_type]["params"]]
+    target_names = [p for p in inspect.signature(target._tfcompat_impl).parameters
+                    if p != "name"][:len(names)]
+    if len(target_names) != len(names):
+        raise TypeError("raw op %s: %s takes fewer arguments than %s"
+                        % (op_type, target.__name__, names))
 
     def body(**arguments):
-        return run_impl(target, *[arguments[n] for n in names])
+        return run_impl(target, **{t: arguments[n] for t, n in zip(target_names, names)})
     body.__signature__ = inspect.Signature(
         [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names] +
         [inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None)])
@@ -132,6 +137,14 @@ for _op_type, _target in {
         "Exp": math_ops.exp, "Expm1": math_ops.expm1, "Log": math_ops.log,
         "Log1p": math_ops.log1p, "Reciprocal": math_ops.reciprocal, "Round": math_ops.round,
         "Rint": math_ops.rint, "Floor": math_ops.floor, "Ceil": math_ops.ceil,
+        "Lgamma": math_ops.lgamma, "Digamma": math_ops.digamma, "Erfinv": math_ops.erfinv,
+        "Ndtri": math_ops.ndtri, "Conj": math_ops.conj,
+        "BesselI0": math_ops.bessel_i0, "BesselI0e": math_ops.bessel_i0e,
+        "BesselI1": math_ops.bessel_i1, "BesselI1e": math_ops.bessel_i1e,
+        "BesselJ0": math_ops.bessel_j0, "BesselJ1": math_ops.bessel_j1,
+        "BesselK0": math_ops.bessel_k0, "BesselK0e": math_ops.bessel_k0e,
+        "BesselK1": math_ops.bessel_k1, "BesselK1e": math_ops.bessel_k1e,
+        "BesselY0": math_ops.bessel_y0, "BesselY1": math_ops.bessel_y1,
         "Sin": math_ops.sin, "Cos": math_ops.cos, "Tan": math_ops.tan, "Asin": math_ops.asin,
         "Acos": math_ops.acos, "Atan": math_ops.atan, "Sinh": math_ops.sinh,
         "Cosh": math_ops.cosh, "Tanh": math_ops.tanh, "Asinh": math_ops.asinh,
@@ -150,7 +163,8 @@ for _op_type, _target in {
         "SquaredDifference": math_ops.squared_difference, "RealDiv": math_ops.realdiv,
         "FloorDiv": math_ops.floordiv, "TruncateDiv": math_ops.truncatediv,
         "Div": math_ops.div, "DivNoNan": math_ops.divide_no_nan, "Xdivy": math_ops.xdivy,
-        "Xlogy": math_ops.xlogy, "Less": math_ops.less, "LessEqual": math_ops.less_equal,
+        "Xlogy": math_ops.xlogy, "Xlog1py": math_ops.xlog1py,
+        "MulNoNan": math_ops.multiply_no_nan, "Less": math_ops.less, "LessEqual": math_ops.less_equal,
         "Greater": math_ops.greater, "GreaterEqual": math_ops.greater_equal,
         "LogicalAnd": math_ops.logical_and, "LogicalOr": math_ops.logical_or,
         "BitwiseAnd": math_ops.bitwise_and, "BitwiseOr": math_ops.bitwise_or,
@@ -166,6 +180,9 @@ for _op_type, _target in {
         "Min": math_ops.reduce_min, "Prod": math_ops.reduce_prod, "All": math_ops.reduce_all,
         "Any": math_ops.reduce_any, "ArgMax": math_ops.argmax_v2,
         "ArgMin": math_ops.argmin_v2, "Cumsum": math_ops.cumsum, "Cumprod": math_ops.cumprod,
+        "CumulativeLogsumexp": math_ops.cumulative_logsumexp,
+        "EuclideanNorm": math_ops.reduce_euclidean_norm,
+        "InvertPermutation": math_ops.invert_permutation,
         "SegmentSum": math_ops.segment_sum, "SegmentProd": math_ops.segment_prod,
         "SegmentMax": math_ops.segment_max, "SegmentMin": math_ops.segment_min,
         "SegmentMean": math_ops.segment_mean,
@@ -191,7 +208,22 @@ for _op_type, _target in {
         # 3-D convolution and pooling
         "Conv3D": nn_ops.conv3d_v2, "MaxPool3D": nn_ops.max_pool3d,
         "AvgPool3D": nn_ops.avg_pool3d,
-        "ResizeArea": image_ops.resize_area,
+        "ResizeArea": image_ops.resize_area, "MaxPoolV2": nn_ops.max_pool_v2,
+        "InTopK": nn_ops.in_top_k,
+        "LinSpace": array_ops.linspace, "Roll": array_ops.roll,
+        "UniqueWithCounts": array_ops.unique_with_counts,
+        # linear algebra
+        "MatrixInverse": linalg_ops.inv, "MatrixDeterminant": linalg_ops.det,
+        "LogMatrixDeterminant": linalg_ops.slogdet, "Cholesky": linalg_ops.cholesky,
+        "MatrixSolve": linalg_ops.solve, "MatrixTriangularSolve": linalg_ops.triangular_solve,
+        "MatrixSolveLs": linalg_ops.lstsq, "Qr": linalg_ops.qr,
+        "MatrixExponential": linalg_ops.expm, "Diag": linalg_ops.tensor_diag,
+        "DiagPart": linalg_ops.tensor_diag_part, "Cross": linalg_ops.cross,
+        "MatrixDiag": linalg_ops.matrix_diag, "MatrixDiagPart": linalg_ops.matrix_diag_part,
+        "MatrixSetDiagV3": linalg_ops.set_diag,
+        # image colour
+        "AdjustContrastv2": image_ops.adjust_contrast, "RGBToHSV": image_ops.rgb_to_hsv,
+        "HSVToRGB": image_ops.hsv_to_rgb,
 }.items():
     _same_arguments(_op_type, _target)
 
