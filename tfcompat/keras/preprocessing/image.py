@@ -164,7 +164,8 @@ def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode
 
 @tf_export("keras.preprocessing.image.apply_channel_shift")
 def apply_channel_shift(x, intensity, channel_axis=0):
-    """Adds `intensity` to every channel, clipped to the image's range."""
+    """Adds `intensity` to every channel, clipped to the whole image's range (so, as in
+    Keras, the result does not depend on `channel_axis`)."""
     low, high = np.min(x), np.max(x)
     return np.clip(x + intensity, low, high)
 
@@ -468,8 +469,9 @@ class DirectoryIterator(Iterator):
                                          keep_aspect_ratio=self.keep_aspect_ratio)
             x = image_utils.img_to_array(image, data_format=self.data_format)
             image.close()
-            batch_x[i] = _augment(self.image_data_generator, x) \
-                if self.image_data_generator else x
+            if self.image_data_generator:
+                x = _augment(self.image_data_generator, x)
+            batch_x[i] = x
         if self.save_to_dir:
             _save_batch(batch_x, index_array, self.data_format, self.save_to_dir,
                         self.save_prefix, self.save_format, 1e7)
