@@ -203,8 +203,12 @@ def test_tf2_runs_a_frozen_graph_through_wrap_function_and_prune():
     assert values["conv"].shape == (2, 6, 6, 8)
     np.testing.assert_allclose(values["probs"].numpy(), _fixture("cnn_output.npy"),
                                rtol=1e-5, atol=1e-5)
+    by_name = frozen(x=_fixture("cnn_input.npy"))     # TF names the arguments by their ops
+    np.testing.assert_allclose(by_name.numpy(), value.numpy())
     with pytest.raises(ValueError, match="Cannot feed a value of shape"):
         frozen(np.zeros((1, 4, 4, 3), np.float32))
+    with pytest.raises(TypeError):
+        frozen(y=_fixture("cnn_input.npy"))
 
 
 def test_wrap_function_traces_on_its_signature():

@@ -36,10 +36,18 @@ class WrappedFunction(object):
         flat_feeds = [element(f, allow_operation=False) for f in nest.flatten(feeds)]
         return WrappedFunction(self.graph, flat_feeds, nest.map_structure(element, fetches))
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        """Values for `inputs`, positionally or by their ops' names (`f(x=images)`, as
+        TF names a pruned function's arguments)."""
+        keywords = [t.op.name for t in self.inputs]
+        unknown = sorted(set(kwargs) - set(keywords[len(args):]))
+        if len(args) > len(self.inputs) or unknown:
+            raise TypeError("This function takes the arguments %s, got %d positional and "
+                            "the keywords %s" % (keywords, len(args), sorted(kwargs)))
+        args = list(args) + [kwargs[k] for k in keywords[len(args):] if k in kwargs]
         if len(args) != len(self.inputs):
-            raise TypeError("This function takes %d positional arguments (the tensors it "
-                            "is fed), got %d" % (len(self.inputs), len(args)))
+            raise TypeError("This function takes the arguments %s, got %d"
+                            % (keywords, len(args)))
         values = [to_torch(value, dtypes.as_dtype(t.dtype)) for value, t in
                   zip(args, self.inputs)]
         for value, tensor in zip(values, self.inputs):
