@@ -171,6 +171,19 @@ def test_an_unknown_op_type_is_refused():
     assert "VarHandleOp (1)" in str(raised.value)
 
 
+def test_a_node_that_cannot_be_built_is_named():
+    graph_def = tf.compat.v1.GraphDef()
+    graph_def.node.extend([
+        _node("a", "Const", dtype=tf.compat.v1.AttrValue(type=tf.float32.as_datatype_enum),
+              value=tf.compat.v1.AttrValue(tensor=tf.make_tensor_proto(np.ones((2, 3),
+                                                                           np.float32)))),
+        _node("bad", "MatMul", ["a", "a"]),
+    ])
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Cannot import node 'import/bad' \(op MatMul\)"):
+            tf.compat.v1.import_graph_def(graph_def)
+
+
 def test_imported_graph_differentiates():
     with tf.Graph().as_default():
         x = tf.compat.v1.placeholder(tf.float32, [None, 6])

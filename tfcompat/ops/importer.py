@@ -165,6 +165,10 @@ def _tensor_key(reference):
     return name, int(index or 0)
 
 
+class NodeImportError(ValueError):
+    """A node of the GraphDef that could not be added (raised once, for the innermost)."""
+
+
 def _flat_output_index(node, output_arg, index):
     """A FunctionDef input "node:output_arg:index" as the index among the node's outputs
     (list output args count as many tensors as their length attr says)."""
@@ -225,10 +229,20 @@ class _Importer(object):
 
     def import_nodes(self, nodes):
         for node in nodes:
-            if node.op in FUNCTION_CALLS:
-                self.import_call(node)
-            else:
-                self.import_node(node)
+            try:
+                if node.op in FUNCTION_CALLS:
+                    self.import_call(node)
+                else:
+                    self.import_node(node)
+            except NodeImportError:
+                raise
+            except (KeyError, IndexError, ValueError, TypeError, RuntimeError,
+                    errors.OpError) as error:
+                # TF's importer reports a node it cannot add as a ValueError naming it
+                first_line = (str(error) or type(error).__name__).splitlines()[0]
+                raise NodeImportError("Cannot import node %r (op %s) of graph_def: %s"
+                                 % (self.scope + node.name, node.op, first_line)) \
+                    .with_traceback(None) from error
 
     def import_call(self, node):
         """A call of a library function, inlined: its body's nodes under the call's name
