@@ -2691,6 +2691,97 @@ RECORDS += [
               kwargs={"size": [5, 6], "seed": [3, 4]}, grad_args=(0,)),
 ]
 
+# ---------------------------------------------------------------- sparse ops (more)
+# On SparseTensor(SPARSE_INDICES, values, SPARSE_SHAPE): entries (0,1), (2,0), (2,1) of 3x2.
+
+OTHER_SPARSE_INDICES = [[0, 1], [1, 1]]
+
+
+def with_two_sparse(op, values, **kwargs):
+    """`op(sparse of values, SparseTensor(OTHER_SPARSE_INDICES, [0.5, -1.0]))`."""
+    other = tf.sparse.SparseTensor(OTHER_SPARSE_INDICES, tf.constant([0.5, -1.0], values.dtype),
+                                   SPARSE_SHAPE)
+    return with_sparse(op, values, other, **kwargs)
+
+
+def _sparse_out(indices, values, shape):
+    return np.array(indices), np.asarray(values), np.array(shape)
+
+
+def _union_of(pick):
+    """Entries (0,1), (1,1), (2,0), (2,1): the sparse operand and the other, 0 where absent."""
+    return lambda v: _sparse_out([[0, 1], [1, 1], [2, 0], [2, 1]],
+                                 [pick(v[0], 0.5), pick(0.0, -1.0), pick(v[1], 0.0),
+                                  pick(v[2], 0.0)], SPARSE_SHAPE)
+
+
+def _row_softmax(v):
+    e = np.exp(v[1:] - v[1:].max())
+    return np.concatenate([[1.0], e / e.sum()])
+
+
+SPARSE_VALUES = uniform((3,), unknown_batch=False)
+SPARSE_OUT = (I64, None, I64)
+SEGMENT_DATA = uniform((3, 2))
+RECORDS += [
+    OpRecord("sparse.add", (SPARSE_VALUES, uniform((3, 2), unknown_batch=False)),
+             lambda v, d: _dense(v) + d, call=with_sparse, grad_args=(0, 1)),
+    OpRecord("sparse.add", (SPARSE_VALUES,), _union_of(lambda a, b: a + b),
+             call=with_two_sparse, out_dtype=SPARSE_OUT, name="sparse.add(sparse)",
+             grad_args=()),
+    OpRecord("sparse.maximum", (SPARSE_VALUES,), _union_of(max), call=with_two_sparse,
+             out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.minimum", (SPARSE_VALUES,), _union_of(min), call=with_two_sparse,
+             out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.concat", (SPARSE_VALUES,),
+             lambda v: _sparse_out([[0, 1], [0, 3], [2, 0], [2, 1], [2, 2], [2, 3]],
+                                   v[[0, 0, 1, 2, 1, 2]], [3, 4]),
+             call=lambda op, v: op(1, [with_sparse(lambda sp: sp, v)] * 2),
+             out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.reshape", (SPARSE_VALUES,),
+             lambda v: _sparse_out([[0, 1], [1, 1], [1, 2]], v, [2, 3]), call=with_sparse,
+             kwargs={"shape": [2, 3]}, out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.retain", (SPARSE_VALUES,),
+             lambda v: _sparse_out([[0, 1], [2, 1]], v[[0, 2]], SPARSE_SHAPE),
+             call=with_sparse, kwargs={"to_retain": [True, False, True]}, out_dtype=SPARSE_OUT,
+             grad_args=()),
+    OpRecord("sparse.expand_dims", (SPARSE_VALUES,),
+             lambda v: _sparse_out([[0, 0, 1], [0, 2, 0], [0, 2, 1]], v, [1, 3, 2]),
+             call=with_sparse, kwargs={"axis": 0}, out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.transpose", (SPARSE_VALUES,),
+             lambda v: _sparse_out([[0, 2], [1, 0], [1, 2]], v[[1, 0, 2]], [2, 3]),
+             call=with_sparse, out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.slice", (SPARSE_VALUES,),
+             lambda v: _sparse_out([[1, 0], [1, 1]], v[[1, 2]], [2, 2]), call=with_sparse,
+             kwargs={"start": [1, 0], "size": [2, 2]}, out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.fill_empty_rows", (SPARSE_VALUES,),
+             lambda v: _sparse_out([[0, 1], [1, 0], [2, 0], [2, 1]],
+                                   [v[0], -1.0, v[1], v[2]], SPARSE_SHAPE) +
+             (np.array([False, True, False]),),
+             call=lambda op, v: (lambda sp, empty: (sp, empty))(*with_sparse(op, v, -1.0)),
+             out_dtype=SPARSE_OUT + (BOOL,), grad_args=()),
+    OpRecord("sparse.reduce_max", (SPARSE_VALUES,),
+             lambda v: np.array([v[0], 0.0, max(v[1], v[2])]), call=with_sparse,
+             kwargs={"axis": 1}, grad_args=()),
+    OpRecord("sparse.softmax", (SPARSE_VALUES,),
+             lambda v: _sparse_out(SPARSE_INDICES, _row_softmax(v), SPARSE_SHAPE),
+             call=with_sparse, out_dtype=SPARSE_OUT, grad_args=()),
+    OpRecord("sparse.to_indicator", (fixed(np.array([1, 0, 1]), unknown_batch=False),),
+             lambda v: np.array([[False, True, False], [False, False, False],
+                                 [True, True, False]]),
+             call=with_sparse, kwargs={"vocab_size": 3}, dtypes=(I64,), out_dtype=BOOL,
+             grad_args=()),
+    OpRecord("sparse.segment_sum", (SEGMENT_DATA,),
+             lambda d: np.stack([d[0] + d[2], d[1] + d[2]]),
+             call=lambda op, d: op(d, [0, 2, 1, 2], [0, 0, 1, 1])),
+    OpRecord("sparse.segment_mean", (SEGMENT_DATA,),
+             lambda d: np.stack([d[0] + d[2], d[1] + d[2]]) / 2,
+             call=lambda op, d: op(d, [0, 2, 1, 2], [0, 0, 1, 1])),
+    OpRecord("sparse.segment_sqrt_n", (SEGMENT_DATA,),
+             lambda d: np.stack([d[0] + d[2], d[1] + d[2]]) / np.sqrt(2),
+             call=lambda op, d: op(d, [0, 2, 1, 2], [0, 0, 1, 1])),
+]
+
 _names = [record.id for record in RECORDS]
 assert len(_names) == len(set(_names)), sorted(n for n in _names if _names.count(n) > 1)
 

@@ -18,6 +18,7 @@ from tfcompat.framework.ops import convert_to_tensor, op, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops.array_ops import _as_ints, _axis, _concrete, _size_tensor, transpose
+from tfcompat.ops.math_ops import _segment_reduce, _sorted_num_segments
 
 
 @tf_export("sparse.SparseTensor", "SparseTensor")
@@ -279,6 +280,383 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
         return transpose(_sparse_dense_matmul(*_components(b), transpose(sp_a),
                                               not adjoint_b, adjoint_a))
     return _sparse_dense_matmul(*_components(sp_a), b, adjoint_a, adjoint_b)
+
+
+# ---------------------------------------------------------------- more sparse ops
+# Entries are matched through their row-major linear index; outputs are in row-major order
+# (TF's kernels keep sorted inputs sorted).
+
+
+def _linear(idx, shape):
+    """Row-major linear positions of index rows."""
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    return (idx * torch.tensor(strides, dtype=torch.long, device=idx.device)).sum(1)
+
+
+def _unravel(linear, shape):
+    columns = []
+    for size in reversed(shape):
+        columns.append(linear % size)
+        linear = torch.div(linear, size, rounding_mode="floor")
+    return torch.stack(columns[::-1], 1) if columns else linear.new_zeros((linear.shape[0], 0))
+
+
+def _parts(indices, values, dense_shape):
+    return to_torch(indices).long(), to_torch(values), _as_ints(dense_shape)
+
+
+def _shape_tensor(shape, like):
+    return _size_tensor(list(shape), (len(shape),), torch.int64, like.device)
+
+
+def _union(a, b):
+    """The sorted union of two sparse tensors' positions: (positions, a's values there or
+    None where absent, b's likewise), as masks and gathered values."""
+    (ia, va, shape), (ib, vb, shape_b) = a, b
+    if shape != shape_b:
+        raise errors.InvalidArgumentError("{op}: operands' shapes do not match: %s vs. %s"
+                                          % (shape, shape_b))
+    la, lb = _linear(ia, shape), _linear(ib, shape)
+    positions, inverse = torch.unique(torch.cat([la, lb]), sorted=True, return_inverse=True)
+    in_a = torch.zeros(positions.shape, dtype=torch.bool, device=la.device)
+    in_b = torch.zeros_like(in_a)
+    at_a, at_b = inverse[:la.shape[0]], inverse[la.shape[0]:]
+    in_a[at_a], in_b[at_b] = True, True
+    value_a = va.new_zeros(positions.shape).index_put((at_a,), va)
+    value_b = vb.new_zeros(positions.shape).index_put((at_b,), vb)
+    return positions, shape, in_a, in_b, value_a, value_b
+
+
+@op(graph_name="SparseAdd")
+def _sparse_add(a_indices, a_values, a_shape, b_indices, b_values, b_shape, threshold):
+    positions, shape, in_a, in_b, value_a, value_b = _union(
+        _parts(a_indices, a_values, a_shape), _parts(b_indices, b_values, b_shape))
+    total = value_a + value_b
+    keep = ~(in_a & in_b) | (total.abs() >= threshold)
+    return _unravel(positions[keep], shape), total[keep], _shape_tensor(shape, positions)
+
+
+@op(graph_name="SparseTensorDenseAdd")
+def _sparse_dense_add(indices, values, dense_shape, dense):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    d = to_torch(dense, dtypes.from_torch(vals.dtype))
+    return d.index_put(tuple(idx.to(d.device).unbind(1)), vals.to(d.device), accumulate=True)
+
+
+def _is_sparse(value):
+    return hasattr(value, "indices") and hasattr(value, "dense_shape")
+
+
+@tf_export(v2=["sparse.add"])
+def sparse_add_v2(a, b, threshold=0, name=None):
+    """`tf.sparse.add`: a SparseTensor plus a SparseTensor (entries present in both whose sum
+    is smaller than `threshold` in magnitude are dropped) or plus a dense tensor (dense)."""
+    if _is_sparse(a) and _is_sparse(b):
+        return SparseTensor(*_sparse_add(*_components(a), *_components(b), threshold))
+    sparse, dense = (a, b) if _is_sparse(a) else (b, a)
+    return _sparse_dense_add(*_components(sparse), dense)
+
+
+@tf_export(v1=["sparse.add", "sparse_add"])
+def sparse_add(a, b, threshold=None, thresh=None):
+    """TF1 `tf.sparse_add` (`thresh` is the old name of `threshold`)."""
+    return sparse_add_v2(a, b, threshold if threshold is not None else thresh or 0)
+
+
+def _extremum(pick):
+    def body(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+        positions, shape, _, _, value_a, value_b = _union(
+            _parts(a_indices, a_values, a_shape), _parts(b_indices, b_values, b_shape))
+        return _unravel(positions, shape), pick(value_a, value_b), _shape_tensor(shape,
+                                                                                  positions)
+    return body
+
+
+_sparse_maximum = op(graph_name="SparseSparseMaximum")(_extremum(torch.maximum))
+_sparse_minimum = op(graph_name="SparseSparseMinimum")(_extremum(torch.minimum))
+
+
+@tf_export("sparse.maximum", v1=["sparse_maximum"])
+def sparse_maximum(sp_a, sp_b, name=None):
+    """Elementwise maximum of two SparseTensors of one shape (absent entries are 0)."""
+    return SparseTensor(*_sparse_maximum(*_components(sp_a), *_components(sp_b)))
+
+
+@tf_export("sparse.minimum", v1=["sparse_minimum"])
+def sparse_minimum(sp_a, sp_b, name=None):
+    """Elementwise minimum of two SparseTensors of one shape (absent entries are 0)."""
+    return SparseTensor(*_sparse_minimum(*_components(sp_a), *_components(sp_b)))
+
+
+@op(graph_name="SparseConcat")
+def _sparse_concat(axis, *components):
+    parts = [_parts(*components[i:i + 3]) for i in range(0, len(components), 3)]
+    rank = len(parts[0][2])
+    axis = _axis(axis, rank)
+    shape, offset, indices, values = list(parts[0][2]), 0, [], []
+    for idx, vals, part_shape in parts:
+        if len(part_shape) != rank or any(part_shape[d] != shape[d] for d in range(rank)
+                                          if d != axis):
+            raise errors.InvalidArgumentError(
+                "{op}: input shapes must match except along the concat axis: %s vs. %s"
+                % (shape, part_shape))
+        indices.append(idx + torch.nn.functional.one_hot(
+            torch.tensor(axis), rank).to(idx.device) * offset)
+        values.append(vals)
+        offset += part_shape[axis]
+    shape[axis] = offset
+    idx, vals = torch.cat(indices), torch.cat(values)
+    order = torch.argsort(_linear(idx, shape), stable=True)
+    return idx[order], vals[order], _shape_tensor(shape, idx)
+
+
+@tf_export(v2=["sparse.concat"])
+def sparse_concat_v2(axis, sp_inputs, expand_nonconcat_dims=False, name=None):
+    """`tf.sparse.concat`: SparseTensors joined along `axis` (other dims must match)."""
+    if expand_nonconcat_dims:
+        raise NotImplementedError("tf.sparse.concat(expand_nonconcat_dims=True) is not "
+                                  "implemented by tfcompat")
+    return SparseTensor(*_sparse_concat(axis, *[c for sp in sp_inputs
+                                                for c in _components(sp)]))
+
+
+@tf_export(v1=["sparse.concat", "sparse_concat"])
+def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None,
+                  expand_nonconcat_dims=None):
+    """TF1 `tf.sparse_concat` (`concat_dim` is the old name of `axis`)."""
+    return sparse_concat_v2(axis if axis is not None else concat_dim, sp_inputs,
+                            expand_nonconcat_dim or bool(expand_nonconcat_dims))
+
+
+@op(graph_name="SparseReshape")
+def _sparse_reshape(indices, values, dense_shape, shape):
+    idx, vals, old = _parts(indices, values, dense_shape)
+    new = _as_ints(shape)
+    total = int(np.prod(old))
+    if new.count(-1) > 1:
+        raise errors.InvalidArgumentError("{op}: only one output dimension may be -1")
+    if -1 in new:
+        known = int(np.prod([d for d in new if d != -1]))
+        new[new.index(-1)] = total // known if known else 0
+    if int(np.prod(new)) != total:
+        raise errors.InvalidArgumentError(
+            "{op}: Input to reshape is a tensor with %d dense values, but the requested shape "
+            "has %d" % (total, int(np.prod(new))))
+    return _unravel(_linear(idx, old), new), vals, _shape_tensor(new, idx)
+
+
+@tf_export("sparse.reshape", v1=["sparse_reshape"])
+def sparse_reshape(sp_input, shape, name=None):
+    """`tf.sparse.reshape`: the same entries in a dense shape of as many elements (one -1
+    inferred)."""
+    return SparseTensor(*_sparse_reshape(*_components(sp_input), shape))
+
+
+@op(graph_name="SparseRetain")
+def _sparse_retain(indices, values, dense_shape, to_retain):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    keep = to_torch(to_retain).bool().to(idx.device)
+    if keep.shape != (idx.shape[0],):
+        raise ValueError("to_retain must have shape [%d], got %s"
+                         % (idx.shape[0], list(keep.shape)))
+    return idx[keep], vals[keep.to(vals.device)], to_torch(dense_shape)
+
+
+@tf_export("sparse.retain", v1=["sparse_retain"])
+def sparse_retain(sp_input, to_retain):
+    """`tf.sparse.retain`: the entries whose `to_retain` flag is True."""
+    return SparseTensor(*_sparse_retain(*_components(sp_input), to_retain))
+
+
+@op(graph_name="SparseExpandDims")
+def _sparse_expand_dims(indices, values, dense_shape, axis):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    at = _axis(axis, len(shape), extra=1)
+    idx = torch.cat([idx[:, :at], idx.new_zeros((idx.shape[0], 1)), idx[:, at:]], 1)
+    return idx, vals, _shape_tensor(shape[:at] + [1] + shape[at:], idx)
+
+
+@tf_export("sparse.expand_dims")
+def sparse_expand_dims(sp_input, axis=None, name=None):
+    """`tf.sparse.expand_dims`: a dimension of size 1 inserted at `axis`."""
+    return SparseTensor(*_sparse_expand_dims(*_components(sp_input), axis))
+
+
+@tf_export("sparse.eye")
+def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
+    """`tf.sparse.eye`: ones on the main diagonal of a [num_rows, num_columns] SparseTensor."""
+    rows = int(num_rows)
+    columns = rows if num_columns is None else int(num_columns)
+    diagonal = np.arange(min(rows, columns), dtype=np.int64)
+    return SparseTensor(np.stack([diagonal, diagonal], 1).reshape(-1, 2),
+                        convert_to_tensor(np.ones(diagonal.shape), dtype=dtype),
+                        [rows, columns])
+
+
+@op(graph_name="SparseReduceMax")
+def _sparse_reduce_max(indices, values, dense_shape, axis, keepdims):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    dims = list(range(len(shape))) if axis is None else sorted(
+        {_axis(a, len(shape)) for a in _as_ints(axis)})
+    kept = [d for d in range(len(shape)) if d not in dims]
+    out_shape = [shape[d] for d in kept]
+    groups = _linear(idx[:, kept], out_shape) if kept else idx.new_zeros(idx.shape[0])
+    lowest = torch.finfo(vals.dtype).min if vals.is_floating_point() else \
+        torch.iinfo(vals.dtype).min
+    out = vals.new_full((int(np.prod(out_shape)),), lowest).scatter_reduce(
+        0, groups.to(vals.device), vals, "amax")
+    present = torch.zeros(out.shape, dtype=torch.bool, device=vals.device)
+    present[groups.to(vals.device)] = True
+    out = torch.where(present, out, torch.zeros((), dtype=vals.dtype, device=vals.device))
+    if keepdims:
+        out_shape = [1 if d in dims else shape[d] for d in range(len(shape))]
+    return out.reshape(out_shape)
+
+
+@tf_export(v2=["sparse.reduce_max"])
+def sparse_reduce_max_v2(sp_input, axis=None, keepdims=None, output_is_sparse=False,
+                         name=None):
+    """`tf.sparse.reduce_max`: the largest present entry over `axis` (absent entries do not
+    count; a group with no entries gives 0), as a dense tensor."""
+    if output_is_sparse:
+        raise NotImplementedError("tf.sparse.reduce_max(output_is_sparse=True) is not "
+                                  "implemented by tfcompat; use tf.sparse.from_dense on the "
+                                  "dense result")
+    return _sparse_reduce_max(*_components(sp_input), axis, keepdims)
+
+
+@tf_export(v1=["sparse.reduce_max", "sparse_reduce_max"])
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                      keep_dims=None):
+    """TF1 `tf.sparse_reduce_max` (`reduction_axes`/`keep_dims` are the old names)."""
+    return sparse_reduce_max_v2(sp_input, axis if axis is not None else reduction_axes,
+                                keepdims if keepdims is not None else keep_dims)
+
+
+@op(graph_name="SparseTranspose")
+def _sparse_transpose(indices, values, dense_shape, perm):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    perm = list(range(len(shape)))[::-1] if perm is None else _as_ints(perm)
+    idx, shape = idx[:, perm], [shape[p] for p in perm]
+    order = torch.argsort(_linear(idx, shape), stable=True)
+    return idx[order], vals[order.to(vals.device)], _shape_tensor(shape, idx)
+
+
+@tf_export("sparse.transpose", v1=["sparse_transpose"])
+def sparse_transpose(sp_input, perm=None, name=None):
+    """`tf.sparse.transpose`: dimensions permuted (reversed by default), entries reordered."""
+    return SparseTensor(*_sparse_transpose(*_components(sp_input), perm))
+
+
+@op(graph_name="SparseFillEmptyRows")
+def _sparse_fill_empty_rows(indices, values, dense_shape, default_value):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    rows = shape[0]
+    empty = torch.ones(rows, dtype=torch.bool, device=idx.device)
+    empty[idx[:, 0]] = False
+    fill = torch.nonzero(empty).reshape(-1)
+    first_column = torch.zeros(len(shape), dtype=torch.long, device=idx.device)
+    first_column[0] = 1
+    new_idx = torch.cat([idx, fill[:, None] * first_column])
+    default = to_torch(default_value, dtypes.from_torch(vals.dtype)).to(vals.device)
+    new_vals = torch.cat([vals, torch.zeros_like(fill, dtype=vals.dtype) + default])
+    order = torch.argsort(new_idx[:, 0], stable=True)
+    return new_idx[order], new_vals[order.to(vals.device)], to_torch(dense_shape), empty
+
+
+@tf_export("sparse.fill_empty_rows", v1=["sparse_fill_empty_rows"])
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """`tf.sparse.fill_empty_rows`: each row without entries gets `default_value` at column
+    0; returns (the filled SparseTensor, which rows were empty)."""
+    idx, vals, shape, empty = _sparse_fill_empty_rows(*_components(sp_input), default_value)
+    return SparseTensor(idx, vals, shape), empty
+
+
+@op(graph_name="SparseSlice")
+def _sparse_slice(indices, values, dense_shape, start, size):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    start, size = _as_ints(start), _as_ints(size)
+    size = [max(0, min(n, d - s)) for s, n, d in zip(start, size, shape)]
+    low = torch.tensor(start, device=idx.device)
+    inside = ((idx >= low) & (idx < low + torch.tensor(size, device=idx.device))).all(1)
+    return idx[inside] - low, vals[inside.to(vals.device)], _shape_tensor(size, idx)
+
+
+@tf_export("sparse.slice", v1=["sparse_slice"])
+def sparse_slice(sp_input, start, size, name=None):
+    """`tf.sparse.slice`: the entries within [start, start + size), shifted to the origin."""
+    return SparseTensor(*_sparse_slice(*_components(sp_input), start, size))
+
+
+@op(graph_name="SparseSoftmax")
+def _sparse_softmax(indices, values, dense_shape):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    groups = _linear(idx[:, :-1], shape[:-1]).to(vals.device) if len(shape) > 1 else \
+        torch.zeros(idx.shape[0], dtype=torch.long, device=vals.device)
+    count = int(np.prod(shape[:-1]))
+    top = vals.new_full((count,), -float("inf")).scatter_reduce(0, groups, vals, "amax")
+    exp = torch.exp(vals - top[groups])
+    return exp / exp.new_zeros((count,)).index_add(0, groups, exp)[groups]
+
+
+@tf_export("sparse.softmax", v1=["sparse_softmax"])
+def sparse_softmax(sp_input, name=None):
+    """`tf.sparse.softmax`: softmax over the present entries of each innermost row."""
+    return SparseTensor(sp_input.indices, _sparse_softmax(*_components(sp_input)),
+                        sp_input.dense_shape)
+
+
+def _sparse_segment(kind):
+    def segment(data, indices, segment_ids, num_segments=None):
+        d = to_torch(data)
+        rows = d[to_torch(indices).long().to(d.device)]
+        ids = to_torch(segment_ids).long().to(d.device)
+        count = _sorted_num_segments(ids) if num_segments is None else int(num_segments)
+        if kind == "sum":
+            return _segment_reduce(rows, ids, count, "sum", 0)
+        flat = rows.reshape(rows.shape[0], -1)
+        sums = _segment_reduce(torch.cat([flat, flat.new_ones((flat.shape[0], 1))], 1), ids,
+                               count, "sum", 0)
+        n = sums[:, -1:]
+        scale = torch.where(n > 0, n if kind == "mean" else torch.sqrt(n), torch.ones_like(n))
+        return (sums[:, :-1] / scale).reshape((count,) + tuple(rows.shape[1:]))
+    return segment
+
+
+def _segment_op(kind, op_type, path, v1_name):
+    body = _sparse_segment(kind)
+
+    def sparse_segment(data, indices, segment_ids, num_segments=None, name=None):
+        return body(data, indices, segment_ids, num_segments)
+    sparse_segment.__name__ = sparse_segment.__qualname__ = v1_name
+    sparse_segment.__doc__ = ("`tf.%s`: rows `data[indices]` reduced (%s) by sorted "
+                              "`segment_ids` (the largest id + 1 segments unless "
+                              "`num_segments`)." % (path, kind))
+    return op(path, v1=[v1_name], graph_name=op_type)(sparse_segment)
+
+
+sparse_segment_sum = _segment_op("sum", "SparseSegmentSum", "sparse.segment_sum",
+                                 "sparse_segment_sum")
+sparse_segment_mean = _segment_op("mean", "SparseSegmentMean", "sparse.segment_mean",
+                                  "sparse_segment_mean")
+sparse_segment_sqrt_n = _segment_op("sqrt_n", "SparseSegmentSqrtN", "sparse.segment_sqrt_n",
+                                    "sparse_segment_sqrt_n")
+
+
+@op(graph_name="SparseToIndicator")
+def _sparse_to_indicator(indices, values, dense_shape, vocab_size):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    out = torch.zeros(shape[:-1] + [int(vocab_size)], dtype=torch.bool, device=idx.device)
+    out[tuple(idx[:, :-1].unbind(1)) + (vals.long().to(idx.device),)] = True
+    return out
+
+
+@tf_export("sparse.to_indicator", v1=["sparse_to_indicator"])
+def sparse_to_indicator(sp_input, vocab_size, name=None):
+    """`tf.sparse.to_indicator`: a dense bool [..., vocab_size] marking each row's ids."""
+    return _sparse_to_indicator(*_components(sp_input), vocab_size)
 
 
 # ---------------------------------------------------------------- IndexedSlices
