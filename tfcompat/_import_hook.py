@@ -65,7 +65,7 @@ keras.engine.network keras.engine.input_spec
 keras.datasets keras.datasets.mnist keras.datasets.fashion_mnist keras.datasets.cifar10
 keras.datasets.cifar100 keras.datasets.imdb keras.datasets.reuters keras.datasets.boston_housing
 keras.saving keras.utils.data_utils keras.utils.generic_utils keras.utils.np_utils
-keras.preprocessing keras.preprocessing.sequence
+keras.preprocessing keras.preprocessing.sequence keras.preprocessing.text keras.preprocessing.image
 data data.ops data.ops.dataset_ops data.ops.iterator_ops data.ops.readers
 lib lib.io lib.io.file_io lib.io.tf_record
 layers layers.core layers.base layers.convolutional layers.pooling layers.normalization
