@@ -386,6 +386,25 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     return _map(lambda b: compiled.sub(replace, b, count=count), array)
 
 
+@tf_export("strings.regex_full_match")
+def regex_full_match(input, pattern, name=None):  # noqa: A002 - TF's name
+    """`tf.strings.regex_full_match`: whether each whole string matches the RE2 `pattern`
+    (run with Python's `re`, whose common syntax is the same); a bool tensor of the input's
+    shape."""
+    try:
+        compiled = re.compile(_scalar_string(pattern, "pattern"))
+    except re.error as e:
+        raise errors.InvalidArgumentError("Invalid pattern: %s" % e) from None
+    tensor, shape = string_input(input, "input")
+
+    def full_match(values):
+        matches = [compiled.fullmatch(item if isinstance(item, bytes)
+                                      else str(item).encode("utf-8")) is not None
+                   for item in flat_strings(values)]
+        return (torch.tensor(matches, dtype=torch.bool).reshape(values.shape),)
+    return run_op(full_match, "RegexFullMatch", [tensor], [(dtypes.bool, shape)], name)[0]
+
+
 def _substr(input, pos, len, unit):  # noqa: A002 - TF's names
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise ValueError("unit must be one of 'BYTE', 'UTF8_CHAR', got %r" % (unit,))
