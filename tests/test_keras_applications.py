@@ -19,7 +19,6 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
 with open(os.path.join(HERE, "models.json")) as _f:
     EXPECTED = json.load(_f)
 MODEL_KEYS = [key for key in EXPECTED if "builder" in EXPECTED[key]]
-PREDICTED = [key for key in MODEL_KEYS if "prediction" in EXPECTED[key]]
 
 
 def deterministic_weights(weights):
@@ -77,7 +76,9 @@ def as_json(value):
 
 
 @pytest.mark.parametrize("key", MODEL_KEYS)
-def test_architecture_matches_keras(key):
+def test_architecture_and_predictions_match_keras(key):
+    """Layers, weights, counts; for the small configurations also the predictions with
+    the same deterministic weights."""
     expected = EXPECTED[key]
     model = build(key)
     assert model.name == expected["name"]
@@ -94,16 +95,11 @@ def test_architecture_matches_keras(key):
         == expected["trainable"]
     assert sum(int(np.prod(w.shape.as_list())) for w in model.non_trainable_weights) \
         == expected["non_trainable"]
-
-
-@pytest.mark.parametrize("key", PREDICTED)
-def test_predictions_match_keras(key):
-    expected = EXPECTED[key]
-    model = build(key)
-    set_deterministic_weights(model)
-    image = fixed_image(*model.input_shape[1:3])
-    np.testing.assert_allclose(model.predict(image, verbose=0), expected["prediction"],
-                               rtol=1e-4, atol=1e-4)
+    if "prediction" in expected:
+        set_deterministic_weights(model)
+        image = fixed_image(*model.input_shape[1:3])
+        np.testing.assert_allclose(model.predict(image, verbose=0), expected["prediction"],
+                                   rtol=1e-4, atol=1e-4)
 
 
 def test_keras_h5_weights_load_and_summary():
