@@ -90,3 +90,22 @@ def test_bicubic_resizes_match_tf():
     np.testing.assert_allclose(up, half, atol=1e-6)
     np.testing.assert_allclose(up, [-0.1976665, 0.3682223, 0.9341110, 0.9341111, 1.5,
                                     2.0658886, 2.0658886, 2.6317773, 3.1976659], atol=1e-5)
+
+
+def test_resize_to_a_size_fed_at_run_time_in_a_tf1_graph():
+    """`tf.image.resize_images(x, tf.shape(y)[1:3])` (FCN / U-Net skip connections): the
+    size is a graph tensor, known or only known when the graph runs."""
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 8, 8, 3])
+        known = tf.compat.v1.placeholder(tf.float32, [None, 4, 4, 3])
+        unknown = tf.compat.v1.placeholder(tf.float32, [None, None, None, 3])
+        to_known = tf.compat.v1.image.resize_images(x, tf.shape(known)[1:3])
+        to_unknown = tf.compat.v1.image.resize_bilinear(x, tf.shape(unknown)[1:3])
+        assert to_known.shape.as_list() == [None, 4, 4, 3]
+        assert to_unknown.shape.as_list() == [None, None, None, 3]
+        with tf.compat.v1.Session() as sess:
+            a, b = sess.run([to_known, to_unknown], {
+                x: np.ones((2, 8, 8, 3)), known: np.zeros((2, 4, 4, 3)),
+                unknown: np.zeros((2, 4, 5, 3))})
+    assert a.shape == (2, 4, 4, 3) and b.shape == (2, 4, 5, 3)
+    np.testing.assert_allclose(b, 1.0)

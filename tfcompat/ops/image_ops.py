@@ -25,6 +25,7 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.string_tensor import flat_strings, scalar_string, string_input
 from tfcompat.ops.stateless_random_ops import key_counter_from_seed, uniform_bits, uniform_int
+from tfcompat.ops.array_ops import _as_ints
 
 
 @tf_export("image.ResizeMethod")
@@ -59,8 +60,9 @@ def _back(x, batched):
 
 
 def _size(size):
-    s = [int(v) for v in np.asarray(to_torch(size).cpu() if not isinstance(size, (list, tuple))
-                                    else size).reshape(-1)]
+    """(height, width) of a resize's `size`: Python ints, or in a graph the values the
+    size's tensor is known to hold (sizes decided when the op runs, else)."""
+    s = _as_ints(size)
     if len(s) != 2:
         raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
     return s
