@@ -2561,6 +2561,16 @@ TF_CHOLESKY_SOLVE = [[-0.08172851103804599], [0.5965241897604509], [1.4607797087
 TF_NORMALIZE = [[0.6, 0.8], [0.8944271909999159, 0.4472135954999579]]
 
 
+LU_INPUT = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]])
+TF_LU = [[7.0, 8.0, 10.0], [0.14285714285714285, 0.8571428571428572, 1.5714285714285716],
+         [0.5714285714285714, 0.5000000000000002, -0.49999999999999967]]
+TF_LU_SOLVE = [[-0.33333333333333315], [0.6666666666666665], [-0.0]]
+TF_LU_MATRIX_INVERSE = [[-0.6666666666666656, -1.3333333333333341, 1.0000000000000004],
+                        [-0.6666666666666689, 3.666666666666669, -2.000000000000001],
+                        [1.000000000000001, -2.0000000000000013, 1.0000000000000004]]
+TF_TRIDIAGONAL_SOLVE = [0.21428571428571427, 0.07142857142857147, 0.47619047619047616]
+
+
 def tf_values(values):
     """A reference giving TF's recorded values whatever the (fixed) inputs."""
     return lambda *arrays: np.array(values)
@@ -2619,6 +2629,26 @@ RECORDS += [
              (fixed(np.linalg.cholesky(SELF_ADJOINT), unknown_batch=False),
               fixed(np.array([[1.0], [2.0], [3.0]]), unknown_batch=False)),
              tf_values(TF_CHOLESKY_SOLVE), grad_args=(1,)),
+    OpRecord("linalg.lu", (fixed(LU_INPUT, unknown_batch=False),),
+             tf_values(TF_LU), call=lambda op, m: op(m)[0]),
+    OpRecord("linalg.lu", (fixed(LU_INPUT, unknown_batch=False),), tf_values([2, 0, 1]),
+             call=lambda op, m: op(m)[1], out_dtype=I32, grad_args=(), name="linalg.lu(p)"),
+    OpRecord("linalg.lu_solve", (fixed(TF_LU, unknown_batch=False),
+                                 fixed(np.array([[1.0], [2.0], [3.0]]), unknown_batch=False)),
+             tf_values(TF_LU_SOLVE), call=lambda op, lu, b: op(lu, [2, 0, 1], b),
+             grad_args=(1,)),
+    OpRecord("linalg.lu_reconstruct", (fixed(TF_LU, unknown_batch=False),), tf_values(LU_INPUT),
+             call=lambda op, lu: op(lu, [2, 0, 1])),
+    OpRecord("linalg.lu_matrix_inverse", (fixed(TF_LU, unknown_batch=False),),
+             tf_values(TF_LU_MATRIX_INVERSE), call=lambda op, lu: op(lu, [2, 0, 1])),
+    OpRecord("linalg.tridiagonal_solve",
+             (fixed(np.array([[2.0, 3.0, 0.0], [4.0, 5.0, 6.0], [0.0, 1.0, 2.0]]),
+                    unknown_batch=False), fixed(np.array([1.0, 2.0, 3.0]), unknown_batch=False)),
+             tf_values(TF_TRIDIAGONAL_SOLVE), grad_args=(1,)),
+    OpRecord("linalg.tridiagonal_matmul",
+             (fixed(np.array([[0.0, 3.0, 1.0], [4.0, 5.0, 6.0], [2.0, 1.0, 0.0]]),
+                    unknown_batch=False), fixed(np.array([[1.0], [2.0], [3.0]]))),
+             tf_values([[4.0], [20.0], [18.0]]), grad_args=(1,)),
     OpRecord("linalg.normalize", (fixed(np.array([[3.0, 4.0], [1.0, 0.5]])),),
              tf_values(TF_NORMALIZE), call=lambda op, x: op(x, axis=1)[0]),
 ]

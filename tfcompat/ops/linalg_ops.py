@@ -19,6 +19,7 @@ from tfcompat.ops.math_ops import (_checked, _is_float, _is_non_string, _is_nume
 Qr = collections.namedtuple("Qr", ["q", "r"])
 LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
                                               ["sign", "log_abs_determinant"])
+Lu = collections.namedtuple("Lu", ["lu", "p"])
 
 
 def _matrix(x, check=_is_float):
@@ -458,4 +459,101 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002
     t = _checked(to_torch(tensor), _is_float)
     norms = run_impl(norm, t, ord=ord, axis=axis, keepdims=True)
     return t / norms, norms
+
+
+@op("linalg.lu", graph_name="Lu")
+def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002
+    """`tf.linalg.lu`: (lu, p) with partial pivoting: `lu` holds unit-lower L below the
+    diagonal and U on and above it, and `gather(input, p) = L U`."""
+    t = _square(input)
+    factors, pivots = _factorize(torch.linalg.lu_factor, "Input is not invertible.", t)
+    permutation, _, _ = torch.lu_unpack(factors, pivots, unpack_data=False)
+    rows = permutation.argmax(-2)       # (P^T A)[i] = A[rows[i]]
+    return Lu(factors, rows.to(dtypes.as_dtype(output_idx_type).torch_dtype))
+
+
+def _lu_parts(lower_upper, perm):
+    factors = _square(lower_upper)
+    rows = to_torch(perm).long().to(factors.device)
+    lower = factors.tril(-1) + torch.eye(factors.shape[-1], dtype=factors.dtype,
+                                         device=factors.device)
+    return factors.triu(), lower, rows
+
+
+def _rows_of(matrix, rows):
+    """`gather(matrix, rows, batch_dims)` along the second-to-last axis."""
+    return matrix.gather(-2, rows[..., None].expand(*rows.shape, matrix.shape[-1]))
+
+
+@op("linalg.lu_solve", graph_name="LuSolve")
+def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
+    """`tf.linalg.lu_solve`: x with A x = rhs, from `tf.linalg.lu`'s (lu, p) of A."""
+    upper, lower, rows = _lu_parts(lower_upper, perm)
+    b = _matrix(rhs)
+    permuted = _rows_of(b, rows.expand(*b.shape[:-2], rows.shape[-1]))
+    y = torch.linalg.solve_triangular(lower, permuted, upper=False, unitriangular=True)
+    return torch.linalg.solve_triangular(upper, y, upper=True)
+
+
+@op("linalg.lu_reconstruct", graph_name="LuReconstruct")
+def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
+    """`tf.linalg.lu_reconstruct`: the matrix A that `tf.linalg.lu` factored."""
+    upper, lower, rows = _lu_parts(lower_upper, perm)
+    product = lower @ upper
+    return _rows_of(product, torch.argsort(rows, -1))
+
+
+@op("linalg.lu_matrix_inverse", graph_name="LuMatrixInverse")
+def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
+    """`tf.linalg.lu_matrix_inverse`: A's inverse from `tf.linalg.lu`'s (lu, p) of A."""
+    factors = _square(lower_upper)
+    identity = torch.eye(factors.shape[-1], dtype=factors.dtype, device=factors.device)
+    return run_impl(lu_solve, factors, perm, identity.expand_as(factors))
+
+
+def _tridiagonal(diagonals, diagonals_format):
+    """The dense [..., M, M] matrix of TF's tridiagonal formats: 'compact' [..., 3, M]
+    (superdiagonal with its last entry ignored, diagonal, subdiagonal with its first
+    ignored), 'sequence' (the three as a tuple, of lengths M-1, M, M-1 or all M), 'matrix'."""
+    if diagonals_format == "matrix":
+        return _square(diagonals)
+    if diagonals_format == "sequence":
+        upper, main, lower = (to_torch(d) for d in diagonals)
+        main = _checked(main, _is_float)
+        m = main.shape[-1]
+        upper, lower = upper[..., :m - 1], lower[..., lower.shape[-1] - (m - 1):]
+    elif diagonals_format == "compact":
+        d = _checked(to_torch(diagonals), _is_float)
+        if d.ndim < 2 or d.shape[-2] != 3:
+            raise ValueError("Expected last two dimensions of diagonals to be 3 and M, got %s"
+                             % format_shape(d.shape))
+        upper, main, lower = d[..., 0, :-1], d[..., 1, :], d[..., 2, 1:]
+    else:
+        raise ValueError("Unrecognized diagonals_format: %s" % (diagonals_format,))
+    return torch.diag_embed(main) + torch.diag_embed(upper, 1) + torch.diag_embed(lower, -1)
+
+
+@op("linalg.tridiagonal_solve", graph_name="TridiagonalSolve")
+def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False,
+                      conjugate_rhs=False, name=None, partial_pivoting=True,
+                      perturb_singular=False):
+    """`tf.linalg.tridiagonal_solve`: x with A x = rhs for the tridiagonal A (a dense solve
+    with partial pivoting); rhs [..., M] or [..., M, K]."""
+    a = _tridiagonal(diagonals, diagonals_format)
+    b = to_torch(rhs)
+    if conjugate_rhs:
+        b = b.conj()
+    vector = b.ndim == a.ndim - 1
+    if transpose_rhs and not vector:
+        b = b.transpose(-1, -2)
+    b = b[..., None] if vector else b
+    x = _factorize(torch.linalg.solve, "The matrix is not invertible.", a, b.to(a.dtype))
+    return x[..., 0] if vector else x
+
+
+@op("linalg.tridiagonal_matmul", graph_name="TridiagonalMatMul")
+def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
+    """`tf.linalg.tridiagonal_matmul`: the tridiagonal A times rhs [..., M, N]."""
+    a = _tridiagonal(diagonals, diagonals_format)
+    return a @ _matrix(rhs).to(a.dtype)
 
