@@ -110,3 +110,34 @@ def test_argument_checks():
         tf.image.sobel_edges(IMAGE[0])
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.image.stateless_random_crop(IMAGE[0], [4, 4, 3], seed=[1, 2])
+
+
+NMS_BOXES = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+                      [0, 10.1, 1, 11.1], [0, 100, 1, 101], [1, 1, 0, 0]], np.float32)
+NMS_SCORES = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.9], np.float32)
+
+
+def test_non_max_suppression_keeps_tfs_boxes():
+    """TF's choices: best first, flipped corners normalized, IoU above the threshold
+    suppressed (equal kept), ties by index, `score_threshold` strict."""
+    np.testing.assert_array_equal(
+        tf.image.non_max_suppression(NMS_BOXES, NMS_SCORES, 10, 0.5).numpy(), [3, 0, 5])
+    np.testing.assert_array_equal(
+        tf.image.non_max_suppression(NMS_BOXES, NMS_SCORES, 3, 0.5,
+                                     score_threshold=0.4).numpy(), [3, 0])
+    indices, scores = tf.image.non_max_suppression_with_scores(NMS_BOXES, NMS_SCORES, 10, 0.5)
+    np.testing.assert_array_equal(indices.numpy(), [3, 0, 5])
+    np.testing.assert_allclose(scores.numpy(), [0.95, 0.9, 0.3], rtol=1e-7)
+    pair = np.array([[0, 0, 1, 1], [0, 0.5, 1, 1.5]], np.float32)
+    np.testing.assert_array_equal(
+        tf.image.non_max_suppression(pair, [0.9, 0.8], 10, 1 / 3).numpy(), [0, 1])
+    same = np.array([[0, 0, 1, 1], [5, 5, 6, 6], [0, 0, 1, 1]], np.float32)
+    np.testing.assert_array_equal(
+        tf.image.non_max_suppression(same, [0.5, 0.5, 0.5], 10, 0.5).numpy(), [0, 1])
+    with tf.compat.v1.Graph().as_default():
+        boxes = tf.compat.v1.placeholder(tf.float32, [None, 4])
+        selected = tf.image.non_max_suppression(boxes, NMS_SCORES, 10, 0.5)
+        assert selected.shape.as_list() == [None] and selected.dtype == tf.int32
+        with tf.compat.v1.Session() as sess:
+            np.testing.assert_array_equal(sess.run(selected, {boxes: NMS_BOXES}), [3, 0, 5])
+

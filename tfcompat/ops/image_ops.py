@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, random_seed
 from tfcompat.framework.errors import format_shape
-from tfcompat.framework.ops import op, run_impl, to_torch
+from tfcompat.framework.ops import convert_to_tensor, op, run_impl, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.custom_op import run_op
@@ -697,6 +697,77 @@ rgb_to_yuv = _color_transform(_RGB_TO_YUV, "RGBToYUV", "image.rgb_to_yuv")
 yuv_to_rgb = _color_transform(_YUV_TO_RGB, "YUVToRGB", "image.yuv_to_rgb")
 rgb_to_yiq = _color_transform(_RGB_TO_YIQ, "RGBToYIQ", "image.rgb_to_yiq")
 yiq_to_rgb = _color_transform(_YIQ_TO_RGB, "YIQToRGB", "image.yiq_to_rgb")
+
+
+# ---------------------------------------------------------------- non-max suppression
+
+
+def _greedy_suppression(boxes, scores, max_output_size, iou_threshold, score_threshold):
+    """TF's NonMaxSuppressionV3 order: by score (ties: lower index first), skipping boxes
+    whose IoU with a kept box exceeds `iou_threshold`; boxes [y1, x1, y2, x2] in any corner
+    order. Returns the kept indices."""
+    b = boxes.astype(np.float32)
+    low, high = np.minimum(b[:, :2], b[:, 2:]), np.maximum(b[:, :2], b[:, 2:])
+    areas = np.prod(high - low, axis=1)
+    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > score_threshold]
+    kept = []
+    for i in order:
+        if len(kept) == max_output_size:
+            break
+        if kept:
+            inter = np.prod(np.clip(np.minimum(high[kept], high[i]) -
+                                    np.maximum(low[kept], low[i]), 0, None), axis=1)
+            union = areas[kept] + areas[i] - inter
+            iou = np.where((areas[kept] > 0) & (areas[i] > 0), inter / np.where(
+                union > 0, union, 1), 0)
+            if (iou > iou_threshold).any():
+                continue
+        kept.append(i)
+    return np.array(kept, dtype=np.int32)
+
+
+def _suppression(boxes, scores, max_output_size, iou_threshold, score_threshold, name,
+                 with_scores):
+    boxes_t, scores_t = convert_to_tensor(boxes), convert_to_tensor(scores)
+    if boxes_t.shape.rank != 2 or boxes_t.shape[-1] not in (4, None):
+        raise ValueError("boxes must be of shape [num_boxes, 4], got %s" % boxes_t.shape)
+    limit, iou, least = int(max_output_size), float(iou_threshold), float(score_threshold)
+
+    def run(box_values, score_values):
+        values = score_values.cpu().numpy()
+        kept = _greedy_suppression(box_values.cpu().numpy(), values, limit, iou, least)
+        indices = torch.from_numpy(kept)
+        if not with_scores:
+            return (indices,)
+        return indices, torch.from_numpy(values[kept]).to(score_values.dtype)
+    specs = [(dtypes.int32, TensorShape([None]))]
+    if with_scores:
+        specs.append((scores_t.dtype, TensorShape([None])))
+    outputs = run_op(run, "NonMaxSuppressionV3", [boxes_t, scores_t], specs, name)
+    return tuple(outputs) if with_scores else outputs[0]
+
+
+@tf_export("image.non_max_suppression")
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,
+                        score_threshold=float("-inf"), name=None):
+    """`tf.image.non_max_suppression`: indices (int32) of at most `max_output_size` boxes
+    kept by greedy suppression, best score first."""
+    return _suppression(boxes, scores, max_output_size, iou_threshold, score_threshold, name,
+                        False)
+
+
+@tf_export("image.non_max_suppression_with_scores")
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0,
+                                    name=None):
+    """`tf.image.non_max_suppression_with_scores`: (indices, their scores); Soft-NMS
+    (`soft_nms_sigma` > 0) is not implemented."""
+    if soft_nms_sigma:
+        raise NotImplementedError("tf.image.non_max_suppression_with_scores with "
+                                  "soft_nms_sigma > 0 (Soft-NMS) is not implemented in "
+                                  "tfcompat")
+    return _suppression(boxes, scores, max_output_size, iou_threshold, score_threshold, name,
+                        True)
 
 
 # ---------------------------------------------------------------- decode / encode
