@@ -2672,6 +2672,38 @@ def _constant_shift(limit):
     return statistics
 
 
+def _patches_2x3_stride_2(v):
+    """2x3 patches every 2 pixels (VALID), each flattened row-major with depth innermost."""
+    rows, cols = (v.shape[1] - 2) // 2 + 1, (v.shape[2] - 3) // 2 + 1
+    return np.stack([np.stack([v[:, 2 * i:2 * i + 2, 2 * j:2 * j + 3].reshape(v.shape[0], -1)
+                               for j in range(cols)], 1) for i in range(rows)], 1)
+
+
+CROP_BOXES = np.array([[0.1, 0.2, 0.8, 0.9], [0.5, -0.2, 1.3, 0.5]])
+
+
+def _crop_and_resize_reference(images, size=(3, 4)):
+    """TF's CropAndResize (bilinear): grid from corner to corner of each box; 0 outside.
+    Box i crops image 1 - i."""
+    height, width = images.shape[1:3]
+    out = np.zeros((len(CROP_BOXES),) + size + images.shape[3:])
+    for n, (y1, x1, y2, x2) in enumerate(CROP_BOXES):
+        image = images[1 - n]
+        for i in range(size[0]):
+            y = y1 * (height - 1) + i * (y2 - y1) * (height - 1) / (size[0] - 1)
+            for j in range(size[1]):
+                x = x1 * (width - 1) + j * (x2 - x1) * (width - 1) / (size[1] - 1)
+                if not (0 <= y <= height - 1 and 0 <= x <= width - 1):
+                    continue
+                top, left = int(np.floor(y)), int(np.floor(x))
+                bottom, right = min(top + 1, height - 1), min(left + 1, width - 1)
+                dy, dx = y - top, x - left
+                upper = image[top, left] + (image[top, right] - image[top, left]) * dx
+                lower = image[bottom, left] + (image[bottom, right] - image[bottom, left]) * dx
+                out[n, i, j] = upper + (lower - upper) * dy
+    return out
+
+
 COLOR_IMAGES = uniform((2, 3, 4, 3), 0, 1)
 RECORDS += [
     OpRecord("image.total_variation", (COLOR_IMAGES,),
@@ -2700,6 +2732,14 @@ RECORDS += [
     OpRecord("image.yiq_to_rgb", (COLOR_IMAGES,),
              lambda v: v @ np.array([[1, 1, 1], [0.95598634, -0.27201283, -1.10674021],
                                      [0.6208248, -0.64720424, 1.70423049]])),
+    OpRecord("image.extract_patches", (uniform((2, 5, 6, 2)),), _patches_2x3_stride_2,
+             kwargs={"sizes": [1, 2, 3, 1], "strides": [1, 2, 2, 1], "rates": [1, 1, 1, 1],
+                     "padding": "VALID"}),
+    # float32 output whatever the image dtype, as TF's: float64 finite differences cannot
+    # check its gradient
+    OpRecord("image.crop_and_resize", (uniform((2, 5, 6, 2), unknown_batch=False),),
+             _crop_and_resize_reference, dtypes=(F32,), grad_args=(),
+             call=lambda op, images: op(images, CROP_BOXES, [1, 0], [3, 4])),
     random_op("image.stateless_random_flip_left_right",
               Samples(IMAGES.shape, _flip_statistics(2), atol=0.1, stateless=True),
               (fixed(IMAGES),), kwargs={"seed": [3, 4]}),
@@ -2879,6 +2919,9 @@ def ops_run_by_records():
 _GENERATOR_OP = ("tf.random.Generator's state read and key/counter sampling ops, run by its "
                  "methods on its state variable (tests/test_random_generator.py checks them "
                  "against real TF eagerly, in tf.function and in TF1 graphs)")
+_IMAGE_COMPOSITE = ("resize (or TF1's extract_image_patches name) composed of recorded ops "
+                    "(image.resize/resize_images, pad_to_bounding_box, extract_patches); "
+                    "tests/test_image_extra.py checks TF's values eagerly and in TF1 graphs")
 EXCLUDED = {
     "tfcompat.ops.math_ops._elementwise_equal":
         "`==` of tensors under TF2 API names, fixed per process (_api.api_version()); this "
@@ -2903,6 +2946,9 @@ EXCLUDED = {
     "tfcompat.ops.stateless_random_ops.stateless_random_uniform_int_v2": _GENERATOR_OP,
     "tfcompat.ops.stateless_random_ops.stateless_random_uniform_full_int_v2": _GENERATOR_OP,
     "tfcompat.ops.stateful_random_ops.rng_read_and_skip": _GENERATOR_OP,
+    "tfcompat.ops.image_ops.resize_with_pad": _IMAGE_COMPOSITE,
+    "tfcompat.ops.image_ops.resize_image_with_pad": _IMAGE_COMPOSITE,
+    "tfcompat.ops.image_ops.extract_image_patches": _IMAGE_COMPOSITE,
     "tfcompat.variables._concat_partitions":
         "a TF1 PartitionedVariable read as one tensor: variable-scope state made by "
         "get_variable with a partitioner (tests/test_partitioned_variables.py)",

@@ -699,6 +699,137 @@ rgb_to_yiq = _color_transform(_RGB_TO_YIQ, "RGBToYIQ", "image.rgb_to_yiq")
 yiq_to_rgb = _color_transform(_YIQ_TO_RGB, "YIQToRGB", "image.yiq_to_rgb")
 
 
+# ---------------------------------------------------------------- pad, patches, crops
+
+
+def _resize_with_pad(image, target_height, target_width, resize_fn):
+    """TF's `_resize_image_with_pad_common`: resize to fit (float32 ratios, floored sizes),
+    then pad, centered, to the target."""
+    t = to_torch(image)
+    h, w = _hw_axes(t)
+    height, width = np.float32(t.shape[h]), np.float32(t.shape[w])
+    target_h, target_w = np.float32(target_height), np.float32(target_width)
+    ratio = max(width / target_w, height / target_h)
+    resized_h, resized_w = height / ratio, width / ratio
+    pad_h = max(0, int(np.floor((target_h - resized_h) / np.float32(2))))
+    pad_w = max(0, int(np.floor((target_w - resized_w) / np.float32(2))))
+    resized = resize_fn(t, [int(np.floor(resized_h)), int(np.floor(resized_w))])
+    return run_impl(pad_to_bounding_box, resized, pad_h, pad_w, int(target_height),
+                    int(target_width))
+
+
+@op(v2=["image.resize_with_pad"], graph_name="ResizeWithPad")
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR,
+                    antialias=False):
+    """TF2 `tf.image.resize_with_pad`: resized keeping the aspect ratio, then zero-padded."""
+    return _resize_with_pad(image, target_height, target_width, lambda t, size: run_impl(
+        resize, t, size, method=method, antialias=antialias))
+
+
+@op(v1=["image.resize_image_with_pad"], graph_name="ResizeWithPad")
+def resize_image_with_pad(image, target_height, target_width, method=0, align_corners=False):
+    """TF1 `tf.image.resize_image_with_pad`, with TF1's resize."""
+    return _resize_with_pad(image, target_height, target_width, lambda t, size: run_impl(
+        resize_images, t, size, method=method, align_corners=align_corners))
+
+
+def _same_padding(size, kernel, stride):
+    out = -(-size // stride)
+    total = max((out - 1) * stride + kernel - size, 0)
+    return total // 2, total - total // 2
+
+
+@op("image.extract_patches", graph_name="ExtractImagePatches")
+def extract_patches(images, sizes, strides, rates, padding, name=None):
+    """`tf.image.extract_patches`: [batch, rows, cols, size_rows * size_cols * depth]
+    patches (each patch row-major, depth innermost), `rates` spacing the sampled pixels."""
+    t = to_torch(images)
+    if t.ndim != 4:
+        raise ValueError("images must be 4-D [batch, rows, cols, depth], got shape %s"
+                         % format_shape(t.shape))
+    (_, kh, kw, _), (_, sh, sw, _), (_, rh, rw, _) = (_as_four(v) for v in
+                                                      (sizes, strides, rates))
+    x = t.permute(0, 3, 1, 2)
+    depth = x.shape[1]
+    if padding.upper() == "SAME":
+        top, bottom = _same_padding(x.shape[2], (kh - 1) * rh + 1, sh)
+        left, right = _same_padding(x.shape[3], (kw - 1) * rw + 1, sw)
+        x = F.pad(x, (left, right, top, bottom))
+    elif padding.upper() != "VALID":
+        raise ValueError("padding must be 'SAME' or 'VALID', got %r" % (padding,))
+    rows = (x.shape[2] - (kh - 1) * rh - 1) // sh + 1
+    cols = (x.shape[3] - (kw - 1) * rw - 1) // sw + 1
+    patches = F.unfold(x.double() if not x.is_floating_point() else x, (kh, kw),
+                       dilation=(rh, rw), stride=(sh, sw)).to(t.dtype)
+    patches = patches.reshape(t.shape[0], depth, kh * kw, rows, cols)
+    return patches.permute(0, 3, 4, 2, 1).reshape(t.shape[0], rows, cols, kh * kw * depth)
+
+
+def _as_four(values):
+    values = [int(v) for v in values]
+    if len(values) != 4 or values[0] != 1 or values[3] != 1:
+        raise ValueError("sizes, strides and rates must be [1, rows, cols, 1], got %s"
+                         % (values,))
+    return values
+
+
+@op(v1=["image.extract_image_patches", "extract_image_patches"],
+    graph_name="ExtractImagePatches")
+def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None,
+                          name=None, sizes=None):
+    """TF1 `tf.image.extract_image_patches` (`ksizes` is the old name of `sizes`)."""
+    return run_impl(extract_patches, images, ksizes if ksizes is not None else sizes,
+                    strides, rates, padding)
+
+
+@op("image.crop_and_resize", graph_name="CropAndResize")
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0, name=None):
+    """`tf.image.crop_and_resize`: float32 crops [num_boxes, h, w, depth] sampled on a grid
+    from corner to corner of each normalized box [y1, x1, y2, x2] (the box center for a
+    size of 1); samples outside the image are `extrapolation_value`."""
+    t = to_torch(image)
+    if t.ndim != 4:
+        raise ValueError("image must be 4-D [batch, height, width, depth], got shape %s"
+                         % format_shape(t.shape))
+    if method not in ("bilinear", "nearest"):
+        raise ValueError("method must be 'bilinear' or 'nearest', got %r" % (method,))
+    x = t.float()
+    b = to_torch(boxes).float().to(x.device)
+    which = to_torch(box_indices).long().to(x.device)
+    crop_h, crop_w = (int(v) for v in _as_ints(crop_size))
+    height, width = x.shape[1], x.shape[2]
+
+    def grid(low, high, size, extent):
+        if size == 1:
+            return (0.5 * (low + high) * (extent - 1))[:, None]
+        steps = torch.arange(size, dtype=torch.float32, device=x.device)
+        return low[:, None] * (extent - 1) + steps * ((high - low) * (extent - 1) /
+                                                      (size - 1))[:, None]
+    ys, xs = grid(b[:, 0], b[:, 2], crop_h, height), grid(b[:, 1], b[:, 3], crop_w, width)
+    inside = ((ys >= 0) & (ys <= height - 1))[:, :, None] & \
+        ((xs >= 0) & (xs <= width - 1))[:, None, :]
+    images = x[which]                                            # [n, H, W, D]
+    n = torch.arange(b.shape[0], device=x.device)[:, None, None]
+
+    def at(rows, columns):
+        rows = rows.clamp(0, height - 1)[:, :, None]
+        columns = columns.clamp(0, width - 1)[:, None, :]
+        return images[n, rows, columns]
+    if method == "nearest":
+        # roundf: halves away from zero (the samples used are >= 0)
+        crops = at(torch.floor(ys + 0.5).long(), torch.floor(xs + 0.5).long())
+    else:
+        top, left = torch.floor(ys), torch.floor(xs)
+        dy, dx = (ys - top)[:, :, None, None], (xs - left)[:, None, :, None]
+        top, left = top.long(), left.long()
+        upper = at(top, left) + (at(top, left + 1) - at(top, left)) * dx
+        lower = at(top + 1, left) + (at(top + 1, left + 1) - at(top + 1, left)) * dx
+        crops = upper + (lower - upper) * dy
+    fill = torch.tensor(float(extrapolation_value), dtype=crops.dtype, device=x.device)
+    return torch.where(inside[..., None], crops, fill)
+
+
 # ---------------------------------------------------------------- non-max suppression
 
 
