@@ -73,6 +73,7 @@ def test_math_extras_errors_and_gradients():
     with pytest.raises(errors.InvalidArgumentError, match="not a permutation"):
         tf.math.invert_permutation([0, 0, 1])
     assert tf.math.is_non_decreasing([]).numpy()
+    assert np.isnan(tf.math.polygamma([1.5, -1.0], [2.0, 2.0]).numpy()).all()
     x = tf.Variable([0.5, 2.0], dtype=tf.float64)
     a = tf.Variable([1.5, 2.0], dtype=tf.float64)
     with tf.GradientTape(persistent=True) as tape:

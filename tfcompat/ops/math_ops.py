@@ -489,6 +489,23 @@ nextafter = _binary_op(lambda x1, x2: torch.nextafter(x1.detach(), x2.detach()),
                            "(not differentiable, as in TF).")
 
 
+def _polygamma(a, x):
+    """(-1)^(a+1) a! zeta(a+1, x), digamma for a = 0, NaN where a is not a whole number >= 0
+    (Eigen's polygamma, which TF runs)."""
+    whole = (a >= 0) & (a == torch.floor(a))
+    order = torch.where(whole, a, torch.zeros_like(a))
+    sign = 1 - 2 * torch.remainder(order + 1, 2)
+    higher = sign * torch.exp(torch.lgamma(order + 1)) * _special.zeta(order + 1, x)
+    value = torch.where(order == 0, torch.digamma(x), higher)
+    return torch.where(whole, value, torch.full_like(value, float("nan")))
+
+
+polygamma = _binary_op(
+    _with_gradients(_polygamma, None, lambda a, x: _polygamma(a + 1, x)), "Polygamma",
+    _is_real_float, "math.polygamma", v1=["polygamma"], tensors_only=True,
+    doc="The a-th derivative of digamma; as in TF, no gradient with respect to a.")
+
+
 def _multiply_no_nan(tx, ty):
     ty = _as_tensor(ty, tx)
     product = tx * ty
