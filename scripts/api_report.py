@@ -49,8 +49,8 @@ REASONS = {
     "tools": "TF's own source tools (API docs generator, upgrade script): "
              "not used by scripts at run time.",
     "keras.applications": "Architectures not built yet: ConvNeXt, EfficientNetV2, NASNet, "
-                          "RegNet, ResNetRS, InceptionResNetV2 (the ResNets, VGGs, "
-                          "MobileNet/V2/V3, EfficientNetB*, DenseNets, InceptionV3 and "
+                          "RegNet, ResNetRS (the ResNets, VGGs, MobileNet/V2/V3, "
+                          "EfficientNetB*, DenseNets, InceptionV3, InceptionResNetV2 and "
                           "Xception are in tfcompat.keras.applications).",
     "experimental.numpy": "tf.experimental.numpy not built yet.",
     "quantization": "TF's quantization ops not built yet.",

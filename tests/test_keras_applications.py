@@ -2,6 +2,7 @@
 tests/fixtures/keras_applications/make_fixtures.py): layer names, classes, output shapes and
 parameter counts, weight names and shapes, predictions with the same deterministic weights,
 an `.h5` file saved by Keras, `summary()`, preprocessing, and the 'imagenet' weights lookup."""
+import gzip
 import json
 import os
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("fresh_names")
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
                     "keras_applications")
-with open(os.path.join(HERE, "models.json")) as _f:
+with gzip.open(os.path.join(HERE, "models.json.gz")) as _f:
     EXPECTED = json.load(_f)
 MODEL_KEYS = [key for key in EXPECTED if "builder" in EXPECTED[key]]
 OP_LAYER = "<op layer>"
