@@ -181,3 +181,54 @@ def test_non_max_suppression_keeps_tfs_boxes():
         with tf.compat.v1.Session() as sess:
             np.testing.assert_array_equal(sess.run(selected, {boxes: NMS_BOXES}), [3, 0, 5])
 
+
+TF_DISTORTED_BOXES = {  # seed -> (begin, size, bbox) from real TF
+    (1, 2): ([0, 3, 0], [39, 48, -1], [0.0, 0.05000000074505806, 0.9750000238418579,
+                                       0.8500000238418579]),
+    (3, 4): ([0, 18, 0], [40, 36, -1], [0.0, 0.30000001192092896, 1.0, 0.8999999761581421]),
+    (5, 6): ([8, 10, 0], [30, 31, -1], [0.20000000298023224, 0.1666666716337204,
+                                        0.949999988079071, 0.6833333373069763]),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(TF_DISTORTED_BOXES))
+def test_stateless_sample_distorted_bounding_box_matches_tf(seed):
+    begin, size, box = TF_DISTORTED_BOXES[seed]
+    outputs = tf.image.stateless_sample_distorted_bounding_box(
+        [40, 60, 3], [[[0.1, 0.2, 0.6, 0.7]]], seed=list(seed), min_object_covered=0.3)
+    np.testing.assert_array_equal(outputs[0].numpy(), begin)
+    np.testing.assert_array_equal(outputs[1].numpy(), size)
+    np.testing.assert_allclose(outputs[2].numpy(), [[box]], rtol=1e-7)
+
+
+def test_stateless_sample_distorted_bounding_box_options_and_graph():
+    no_boxes = tf.image.stateless_sample_distorted_bounding_box(
+        [17, 23, 3], tf.zeros([1, 0, 4]), seed=[7, 8], area_range=(0.1, 0.5),
+        aspect_ratio_range=(0.5, 2.0), use_image_if_no_bounding_boxes=True)
+    np.testing.assert_array_equal(no_boxes[0].numpy(), [0, 7, 0])
+    np.testing.assert_array_equal(no_boxes[1].numpy(), [16, 9, -1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="No bounding boxes"):
+        tf.image.stateless_sample_distorted_bounding_box([17, 23, 3], tf.zeros([1, 0, 4]),
+                                                         seed=[7, 8])
+    with tf.compat.v1.Graph().as_default():
+        size = tf.compat.v1.placeholder(tf.int32, [3])
+        begin, extent, _ = tf.image.stateless_sample_distorted_bounding_box(
+            size, [[[0.0, 0.0, 0.1, 0.1]]], seed=[9, 9], min_object_covered=1.0,
+            area_range=(0.9, 1.0), max_attempts=3)
+        assert begin.shape.as_list() == [3]
+        with tf.compat.v1.Session() as sess:
+            np.testing.assert_array_equal(sess.run([begin, extent], {size: [10, 10, 1]}),
+                                          [[0, 0, 0], [9, 10, -1]])
+
+
+def test_sample_distorted_bounding_box_meets_its_constraints():
+    for seed in range(20):
+        begin, size, box = tf.image.sample_distorted_bounding_box(
+            [40, 60, 3], [[[0.1, 0.2, 0.6, 0.7]]], seed=seed + 1, min_object_covered=0.3,
+            aspect_ratio_range=(0.5, 2.0), area_range=(0.2, 0.9))
+        (y, x, _), (h, w, _) = begin.numpy(), size.numpy()
+        assert 0 <= y and y + h <= 40 and 0 <= x and x + w <= 60
+        assert 0.2 * 2400 <= h * w <= 0.9 * 2400 or (h, w) == (40, 60)
+        np.testing.assert_allclose(box.numpy(), [[[y / 40, x / 60, (y + h) / 40,
+                                                   (x + w) / 60]]], rtol=1e-6)
+

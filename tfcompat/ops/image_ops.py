@@ -24,7 +24,8 @@ from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.string_tensor import flat_strings, scalar_string, string_input
-from tfcompat.ops.stateless_random_ops import key_counter_from_seed, uniform_bits, uniform_int
+from tfcompat.ops.stateless_random_ops import (_word_stream, key_counter_from_seed, uniform_bits,
+                                               uniform_int)
 from tfcompat.ops.array_ops import _as_ints
 
 
@@ -828,6 +829,195 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
         crops = upper + (lower - upper) * dy
     fill = torch.tensor(float(extrapolation_value), dtype=crops.dtype, device=x.device)
     return torch.where(inside[..., None], crops, fill)
+
+
+# ---------------------------------------------------------------- distorted bounding boxes
+# TF's sample_distorted_bounding_box_op.cc, step by step in float32, drawing 32-bit words
+# one at a time (SimplePhilox): from the seed's Philox stream for the stateless op (TF's
+# values), from tfcompat's seeded generator for the stateful one.
+
+
+class _Words(object):
+    """32-bit random words on demand from `make(count)` (int64 tensors of words)."""
+
+    def __init__(self, make, count):
+        self._make, self._words, self._used = make, [], 0
+        self._extend(count)
+
+    def _extend(self, count):
+        self._words = self._words + self._make(len(self._words) + count).tolist()[
+            len(self._words):]
+
+    def next(self):
+        if self._used == len(self._words):
+            self._extend(len(self._words))
+        self._used += 1
+        return self._words[self._used - 1]
+
+    def uniform_float(self):
+        return np.float32((self.next() & 0x7FFFFF) * 2.0 ** -23)
+
+    def uniform_int(self, n):
+        """TF's ExactUniformInt: unbiased, rejecting the lowest (2**32 - 1) % n + 1 words."""
+        if n & (n - 1) == 0:
+            return self.next() & (n - 1)
+        reject = (0xFFFFFFFF % n) + 1
+        word = self.next()
+        while word < reject:
+            word = self.next()
+        return word % n
+
+
+def _lrint(value):
+    return int(round(float(value)))      # half to even, as lrintf in the default mode
+
+
+def _random_crop(width, height, min_fraction, max_fraction, aspect, words):
+    """TF's GenerateRandomCrop: (x, y, width, height) or None."""
+    f32 = np.float32
+    min_area = f32(f32(min_fraction) * f32(width)) * f32(height)
+    max_area = f32(f32(max_fraction) * f32(width)) * f32(height)
+    crop_h = _lrint(np.sqrt(f32(min_area / aspect)))
+    max_h = _lrint(np.sqrt(f32(max_area / aspect)))
+    if _lrint(f32(max_h) * aspect) > width:
+        max_h = int((width + 0.5 - float(f32(1e-7))) / float(aspect))
+        if _lrint(f32(max_h) * aspect) > width:
+            max_h -= 1
+    max_h = min(max_h, height)
+    crop_h = min(crop_h, max_h)
+    if crop_h < max_h:
+        crop_h += words.uniform_int(max_h - crop_h + 1)
+    crop_w = _lrint(f32(crop_h) * aspect)
+    area = f32(crop_w * crop_h)
+    if area < min_area:
+        crop_h += 1
+        crop_w = _lrint(f32(crop_h) * aspect)
+        area = f32(crop_w * crop_h)
+    if area > max_area:
+        crop_h -= 1
+        crop_w = _lrint(f32(crop_h) * aspect)
+        area = f32(crop_w * crop_h)
+    if area < min_area or area > max_area or crop_w > width or crop_h > height or \
+            crop_w <= 0 or crop_h <= 0:
+        return None
+    y = words.uniform_int(height - crop_h) if crop_h < height else 0
+    x = words.uniform_int(width - crop_w) if crop_w < width else 0
+    return x, y, crop_w, crop_h
+
+
+def _covers_an_object(crop, boxes, minimum_covered):
+    x, y, w, h = crop
+    if w * h < 1:
+        return False
+    for x0, y0, x1, y1 in boxes:
+        area = (x1 - x0) * (y1 - y0)
+        if area < 1:
+            continue
+        inter_w = min(x + w, x1) - max(x, x0)
+        inter_h = min(y + h, y1) - max(y, y0)
+        inter = inter_w * inter_h if inter_w > 0 and inter_h > 0 else 0
+        if np.float32(inter) / np.float32(area) >= minimum_covered:
+            return True
+    return False
+
+
+def _distorted_box(image_size, boxes, words, min_object_covered, aspect_ratio_range,
+                   area_range, max_attempts, use_image_if_no_bounding_boxes):
+    height, width = int(image_size[0]), int(image_size[1])
+    f32 = np.float32
+    rects = [(int(f32(b[1]) * f32(width)), int(f32(b[0]) * f32(height)),
+              int(f32(b[3]) * f32(width)), int(f32(b[2]) * f32(height)))
+             for b in np.asarray(boxes, dtype=np.float32).reshape(-1, 4)]
+    if not rects:
+        if not use_image_if_no_bounding_boxes:
+            raise errors.InvalidArgumentError(
+                "No bounding boxes provided as input. One must enable "
+                "use_image_if_no_bounding_boxes if you wish to not provide any bounding "
+                "boxes.")
+        rects = [(0, 0, width, height)]
+    low_aspect, high_aspect = f32(aspect_ratio_range[0]), f32(aspect_ratio_range[1])
+    crop = None
+    for _ in range(max_attempts):
+        aspect = f32(words.uniform_float() * f32(high_aspect - low_aspect)) + low_aspect
+        candidate = _random_crop(width, height, area_range[0], area_range[1], aspect, words)
+        if candidate is not None and _covers_an_object(candidate, rects,
+                                                        f32(min_object_covered)):
+            crop = candidate
+            break
+    x, y, w, h = crop or (0, 0, width, height)
+    return [y, x, 0], [h, w, -1], [[[f32(y) / f32(height), f32(x) / f32(width),
+                                     f32(y + h) / f32(height), f32(x + w) / f32(width)]]]
+
+
+def _sample_distorted_bounding_box(image_size, bounding_boxes, make_words, op_type, pure,
+                                   min_object_covered, aspect_ratio_range, area_range,
+                                   max_attempts, use_image_if_no_bounding_boxes, name):
+    aspect_ratio_range = (0.75, 1.33) if aspect_ratio_range is None else aspect_ratio_range
+    area_range = (0.05, 1.0) if area_range is None else area_range
+    max_attempts = 100 if max_attempts is None else int(max_attempts)
+    if not (0 < area_range[0] <= 1 and 0 < area_range[1] <= 1):
+        raise errors.InvalidArgumentError("Area range must be in (0, 1]: %s" % (area_range,))
+    if min(aspect_ratio_range) <= 0 or max_attempts <= 0:
+        raise errors.InvalidArgumentError("Aspect ratio range and max_attempts must be "
+                                          "positive")
+    size_t, boxes_t = convert_to_tensor(image_size), convert_to_tensor(bounding_boxes,
+                                                                       dtypes.float32)
+
+    def run(size_values, box_values):
+        words = _Words(make_words, 4 * max_attempts)
+        begin, size, box = _distorted_box(
+            size_values.tolist(), box_values.cpu().numpy(), words, float(min_object_covered),
+            aspect_ratio_range, area_range, max_attempts, bool(use_image_if_no_bounding_boxes))
+        return (torch.tensor(begin, dtype=size_values.dtype),
+                torch.tensor(size, dtype=size_values.dtype),
+                torch.tensor(box, dtype=torch.float32))
+    specs = [(size_t.dtype, TensorShape([3])), (size_t.dtype, TensorShape([3])),
+             (dtypes.float32, TensorShape([1, 1, 4]))]
+    return tuple(run_op(run, op_type, [size_t, boxes_t], specs, name, pure=pure))
+
+
+def _stateful_words(seed):
+    generator = random_seed.generator(seed, torch.device("cpu"))
+    return lambda count: torch.randint(0, 2 ** 32, (count,), generator=generator)
+
+
+@tf_export(v2=["image.sample_distorted_bounding_box"])
+def sample_distorted_bounding_box_v2(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
+                                     aspect_ratio_range=None, area_range=None,
+                                     max_attempts=None, use_image_if_no_bounding_boxes=None,
+                                     name=None):
+    """`tf.image.sample_distorted_bounding_box`: (begin, size, bbox) of a random crop of
+    aspect ratio and area within the ranges covering at least `min_object_covered` of a box
+    (the whole image after `max_attempts` failures). Draws differ from TF's."""
+    return _sample_distorted_bounding_box(
+        image_size, bounding_boxes, _stateful_words(seed), "SampleDistortedBoundingBoxV2",
+        False, min_object_covered, aspect_ratio_range, area_range, max_attempts,
+        use_image_if_no_bounding_boxes, name)
+
+
+@tf_export(v1=["image.sample_distorted_bounding_box"])
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None,
+                                  min_object_covered=0.1, aspect_ratio_range=None,
+                                  area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """TF1 `tf.image.sample_distorted_bounding_box` (`seed2` unused)."""
+    return _sample_distorted_bounding_box(
+        image_size, bounding_boxes, _stateful_words(seed), "SampleDistortedBoundingBoxV2",
+        False, min_object_covered, aspect_ratio_range, area_range, max_attempts,
+        use_image_if_no_bounding_boxes, name)
+
+
+@tf_export("image.stateless_sample_distorted_bounding_box")
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed,
+                                            min_object_covered=0.1, aspect_ratio_range=None,
+                                            area_range=None, max_attempts=None,
+                                            use_image_if_no_bounding_boxes=None, name=None):
+    """`tf.image.stateless_sample_distorted_bounding_box`: TF's crop for the seed pair."""
+    key, counter = key_counter_from_seed(to_torch(seed))
+    return _sample_distorted_bounding_box(
+        image_size, bounding_boxes, lambda count: _word_stream(key, counter, count),
+        "StatelessSampleDistortedBoundingBox", True, min_object_covered, aspect_ratio_range,
+        area_range, max_attempts, use_image_if_no_bounding_boxes, name)
 
 
 # ---------------------------------------------------------------- non-max suppression
