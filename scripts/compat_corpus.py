@@ -368,16 +368,16 @@ CORPUS = [
 # corpus run). WHY maps an entry to a cause; the table shows it where either run fails and
 # falls back to the last error line where an entry has none.
 CAUSES = {
-    "saved_model": "tf.saved_model (save / load of tf.Module and tf.function) not implemented",
+    "saved_model_custom_gradient": (
+        "tf.saved_model.save of a tf.function with a tf.custom_gradient: tfcompat's saved "
+        "functions (torch.export programs) cannot keep the custom gradient, so saving "
+        "refuses; its TensorSpec(None) input (unknown rank) could not be saved either"),
     "prefetch_abort": ("tf.data: a shuffle(...).prefetch(n) pipeline iterated only in part "
                       "left its daemon threads running torch ops at interpreter exit, which "
                       "aborted the process (status 134); fixed: pipeline threads are stopped "
                       "and joined at exit"),
     "trace_type": "tf.types.experimental.TraceType (user-defined trace types for "
                   "tf.function arguments, __tf_tracing_type__) not implemented",
-    "unused_op_pruning": "tf.function runs, and checks while tracing, ops whose results are "
-                         "unused: `tf.gather(x, [1])` on a length-1 x raises "
-                         "InvalidArgumentError; TF prunes unused stateless ops and never runs it",
     "ragged": "tf.ragged / tf.RaggedTensor not implemented",
     "virtual_devices": "tf.config.experimental.set_virtual_device_configuration (logical "
                        "devices) not implemented; the guide then needs "
@@ -427,12 +427,10 @@ WHY = {
     "tf2_aymeric_gradient_boosted_trees": "boosted_trees_estimator",
     "tf2_aymeric_autoencoder": "py2_dict_values",
     "tf2_aymeric_tensorboard": "py2_dict_values",
-    "tf2_guide_basics": "saved_model",
-    "tf2_guide_advanced_autodiff": "saved_model",
+    "tf2_guide_advanced_autodiff": "saved_model_custom_gradient",
     "tf2_guide_autodiff": "gradient_not_registered",
     "tf2_guide_checkpoint": "checkpoint_list_deferred",
     "tf2_guide_function": "trace_type",
-    "tf2_guide_intro_to_graphs": "unused_op_pruning",
     "tf2_guide_intro_to_modules": "keras_package",
     "tf2_guide_random_numbers": "virtual_devices",
     "tf2_guide_tensor": "ragged",
