@@ -84,3 +84,16 @@ def test_math_extras_errors_and_gradients():
     np.testing.assert_allclose(tape.gradient(lower, a).numpy(),
                                [-0.2940986905382093, -0.29400469074623103], rtol=1e-7)
     assert tape.gradient(after, x) is None
+
+
+def test_approx_max_k_is_tfs_exact_top_k():
+    x = np.array([[1.0, 5.0, 3.0, 2.0], [0.5, -1.0, 4.0, 4.0]], np.float32)
+    values, indices = tf.math.approx_max_k(x, 2)
+    np.testing.assert_array_equal(values.numpy(), [[5.0, 3.0], [4.0, 4.0]])
+    np.testing.assert_array_equal(indices.numpy(), [[1, 2], [2, 3]])
+    values, indices = tf.math.approx_max_k(x, 1, reduction_dimension=0)
+    np.testing.assert_array_equal(values.numpy(), [[1.0, 5.0, 4.0, 4.0]])
+    np.testing.assert_array_equal(indices.numpy(), [[0, 0, 1, 1]])
+    values, indices = tf.math.approx_min_k(x, 3)
+    np.testing.assert_array_equal(indices.numpy(), [[0, 3, 2], [1, 0, 2]])
+

@@ -110,3 +110,29 @@ def test_tf1_names_and_argument_checks():
         tf.sparse.reshape(_a(), [5, -1])
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.sparse.maximum(_a(), tf.sparse.eye(3))
+
+
+def test_map_values_reset_shape_and_split_match_tf():
+    squared = tf.sparse.map_values(tf.math.multiply, _a(), _a())
+    np.testing.assert_array_equal(squared.values.numpy(), [1.0, 4.0, 9.0, 16.0])
+    shifted = tf.sparse.map_values(tf.add, _a(), 10.0)
+    np.testing.assert_array_equal(shifted.values.numpy(), [11.0, 8.0, 13.0, 14.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="identical indices"):
+        tf.sparse.map_values(tf.add, _a(), _b())
+    np.testing.assert_array_equal(tf.sparse.reset_shape(_a()).dense_shape.numpy(), [3, 4])
+    np.testing.assert_array_equal(tf.sparse.reset_shape(_a(), [5, 6]).dense_shape.numpy(),
+                                  [5, 6])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.sparse.reset_shape(_a(), [2, 6])
+    halves = tf.sparse.split(sp_input=_a(), num_split=2, axis=1)
+    assert [_fetchable_numpy(h) for h in halves] == [
+        [[[0, 0], [1, 1]], [1.0, 3.0], [3, 2]], [[[0, 0], [2, 1]], [-2.0, 4.0], [3, 2]]]
+    rows = tf.compat.v1.sparse_split(sp_input=_a(), num_split=3, split_dim=0)
+    assert [_fetchable_numpy(r) for r in rows] == [
+        [[[0, 0], [0, 2]], [1.0, -2.0], [1, 4]], [[[0, 1]], [3.0], [1, 4]],
+        [[[0, 3]], [4.0], [1, 4]]]
+
+
+def _fetchable_numpy(sparse):
+    return [t.numpy().tolist() for t in _fetchable(sparse)]
+

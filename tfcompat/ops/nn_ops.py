@@ -332,6 +332,30 @@ def top_k(input, k=1, sorted=True, name=None):
     return TopKV2(values[..., :k], indices[..., :k].to(torch.int32))
 
 
+def _approx_top_k(operand, k, reduction_dimension, largest):
+    t = to_torch(operand)
+    axis = reduction_dimension % t.ndim if t.ndim else 0
+    if not 0 <= int(k) <= t.shape[axis]:
+        raise errors.InvalidArgumentError("k must be in [0, %d], got %d" % (t.shape[axis], k))
+    values, indices = torch.sort(t, dim=axis, descending=largest, stable=True)
+    return (values.narrow(axis, 0, int(k)), indices.narrow(axis, 0, int(k)).to(torch.int32))
+
+
+@op("math.approx_max_k", "nn.approx_max_k", graph_name="ApproxTopK")
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """`tf.math.approx_max_k`: (values, int32 indices) of the k largest along
+    `reduction_dimension`, exactly (as TF's CPU kernel); ties keep the lower index first."""
+    return _approx_top_k(operand, k, reduction_dimension, True)
+
+
+@op("math.approx_min_k", "nn.approx_min_k", graph_name="ApproxTopK")
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """`tf.math.approx_min_k`: the k smallest, exactly (TF runs it only under XLA)."""
+    return _approx_top_k(operand, k, reduction_dimension, False)
+
+
 def _in_top_k(predictions, targets, k):
     p = _float(predictions, "predictions", op_name="InTopK")
     t = to_torch(targets)

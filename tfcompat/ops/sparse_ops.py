@@ -14,7 +14,7 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.errors import format_shape
-from tfcompat.framework.ops import convert_to_tensor, op, to_torch
+from tfcompat.framework.ops import convert_to_tensor, op, run_impl, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops.array_ops import _as_ints, _axis, _concrete, _size_tensor, transpose
@@ -657,6 +657,76 @@ def _sparse_to_indicator(indices, values, dense_shape, vocab_size):
 def sparse_to_indicator(sp_input, vocab_size, name=None):
     """`tf.sparse.to_indicator`: a dense bool [..., vocab_size] marking each row's ids."""
     return _sparse_to_indicator(*_components(sp_input), vocab_size)
+
+
+@tf_export("sparse.map_values")
+def map_values(op, *args, **kwargs):
+    """`tf.sparse.map_values`: `op` applied to the values of the SparseTensor arguments
+    (which must share indices), keeping the first one's indices and shape."""
+    sparse = [a for a in list(args) + list(kwargs.values()) if _is_sparse(a)]
+    if not sparse:
+        raise ValueError("No SparseTensor in argument list of map_values")
+    first = sparse[0]
+    for other in sparse[1:]:
+        same = type(first.indices) is EagerTensor and type(other.indices) is EagerTensor
+        if same and not np.array_equal(first.indices.numpy(), other.indices.numpy()):
+            raise errors.InvalidArgumentError("Inputs must have identical indices.")
+
+    def values_of(value):
+        return value.values if _is_sparse(value) else value
+    result = op(*[values_of(a) for a in args], **{k: values_of(v) for k, v in kwargs.items()})
+    return SparseTensor(first.indices, result, first.dense_shape)
+
+
+@op(graph_name="SparseResetShape")
+def _sparse_reset_shape(indices, values, dense_shape, new_shape):
+    idx, vals, shape = _parts(indices, values, dense_shape)
+    if new_shape is None:
+        tight = idx.amax(0) + 1 if idx.shape[0] else torch.zeros(len(shape), dtype=torch.long)
+        return idx, vals, tight.to(torch.int64)
+    new = _as_ints(new_shape)
+    if len(new) != len(shape):
+        raise ValueError("new_shape must have rank %d, got %s" % (len(shape), new))
+    if _concrete(idx) and idx.shape[0] and bool((idx.amax(0) >= torch.tensor(new)).any()):
+        raise errors.InvalidArgumentError("Input indices should lie within new_shape %s" % new)
+    return idx, vals, _shape_tensor(new, idx)
+
+
+@tf_export("sparse.reset_shape", v1=["sparse_reset_shape"])
+def sparse_reset_shape(sp_input, new_shape=None):
+    """`tf.sparse.reset_shape`: the same entries in `new_shape` (at least their bounding
+    box), or in their tight bounding box when None."""
+    return SparseTensor(*_sparse_reset_shape(*_components(sp_input), new_shape))
+
+
+@op(graph_name="SparseSplit")
+def _sparse_split(indices, values, dense_shape, num_split, axis):
+    shape = _as_ints(dense_shape)
+    axis = _axis(axis, len(shape))
+    base, longer = divmod(shape[axis], int(num_split))
+    components, start = [], 0
+    for i in range(int(num_split)):
+        size = base + (1 if i < longer else 0)
+        starts = [start if d == axis else 0 for d in range(len(shape))]
+        sizes = [size if d == axis else shape[d] for d in range(len(shape))]
+        components.extend(run_impl(_sparse_slice, indices, values, dense_shape, starts, sizes))
+        start += size
+    return tuple(components)
+
+
+@tf_export(v2=["sparse.split"])
+def sparse_split_v2(sp_input=None, num_split=None, axis=None, name=None):
+    """`tf.sparse.split`: `num_split` SparseTensors along `axis`; the first (size %
+    num_split) pieces are one longer, as TF's."""
+    components = _sparse_split(*_components(sp_input), num_split, axis)
+    return [SparseTensor(*components[i:i + 3]) for i in range(0, len(components), 3)]
+
+
+@tf_export(v1=["sparse.split", "sparse_split"])
+def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None, name=None,
+                 split_dim=None):
+    """TF1 `tf.sparse.split` (`split_dim` is the old name of `axis`)."""
+    return sparse_split_v2(sp_input, num_split, axis if axis is not None else split_dim)
 
 
 # ---------------------------------------------------------------- IndexedSlices
