@@ -28,7 +28,6 @@ from tfcompat.framework.string_tensor import flat_strings, string_input
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops.array_ops import _as_ints, _axis
 from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
-from tfcompat.ops.ragged.ragged_tensor import RaggedTensor
 from tfcompat.ops.sparse_ops import SparseTensor
 from tfcompat.util.fingerprint import fingerprint64
 
