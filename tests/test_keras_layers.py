@@ -80,6 +80,21 @@ def test_conv2d_against_torch_and_channels_first():
                                atol=1e-5)
 
 
+def test_grouped_conv2d_kernel_values_and_errors():
+    x = RNG.rand(2, 5, 5, 6).astype("float32")
+    conv = layers.Conv2D(4, 3, groups=2)
+    y = value(conv(x))
+    kernel, bias = conv.get_weights()
+    assert kernel.shape == (3, 3, 3, 4) and conv.get_config()["groups"] == 2
+    halves = [_torch_conv(x[..., 3 * g:3 * g + 3], kernel[..., 2 * g:2 * g + 2],
+                          bias[2 * g:2 * g + 2], 1, 0) for g in range(2)]
+    np.testing.assert_allclose(y, np.concatenate(halves, axis=-1), atol=1e-5)
+    with pytest.raises(ValueError, match="number of filters must be evenly divisible"):
+        layers.Conv2D(5, 3, groups=2)
+    with pytest.raises(ValueError, match="number of input channels must be evenly divisible"):
+        layers.Conv2D(4, 3, groups=4)(x)
+
+
 def test_conv1d_conv3d_transpose_depthwise_separable_shapes():
     assert layers.Conv1D(5, 3, padding="causal")(np.ones((2, 9, 3), "float32")).shape.as_list() \
         == [2, 9, 5]

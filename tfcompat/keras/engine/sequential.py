@@ -166,13 +166,19 @@ class Sequential(Model):
 
     @property
     def input_shape(self):
+        """The shape its Input gives, or (a model with no Input called in a functional
+        model, as Keras builds it then) the shape it was called on."""
         if self._seq_input is None:
+            if self._inbound_nodes:
+                return super(Sequential, self).input_shape
             raise AttributeError("The model has not been built yet and has no input shape.")
         return tuple(self._seq_input.shape.as_list())
 
     @property
     def output_shape(self):
         if self._seq_output is None:
+            if self._inbound_nodes:
+                return super(Sequential, self).output_shape
             raise AttributeError("The model has not been built yet and has no output shape.")
         return tuple(self._seq_output.shape.as_list())
 

@@ -53,15 +53,18 @@ class Conv(Layer):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
                  groups=1, **kwargs):
-        """`groups` (Keras 2.3+): only 1 (no grouped convolution) is implemented."""
-        if groups != 1:
-            raise NotImplementedError("Grouped convolutions (groups=%r) are not implemented by "
-                                      "tfcompat" % (groups,))
+        """`groups` (Keras 2.3+): the input channels split into `groups` convolved
+        separately (kernel `kernel_size + (input_channels // groups, filters)`)."""
         super(Conv, self).__init__(trainable=trainable, name=name,
                                    activity_regularizer=regularizers.get(activity_regularizer),
                                    **kwargs)
         self.rank = rank
         self.filters = int(filters) if filters is not None else None
+        self.groups = groups or 1
+        if self.filters is not None and self.filters % self.groups != 0:
+            raise ValueError("The number of filters must be evenly divisible by the number of "
+                             "groups. Received: groups=%s, filters=%s"
+                             % (self.groups, self.filters))
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = normalize_tuple(strides, rank, "strides")
         self.padding = normalize_padding(padding, allow_causal=rank == 1)
@@ -86,10 +89,15 @@ class Conv(Layer):
         return channels
 
     def _kernel_shape(self, channels):
-        return self.kernel_size + (channels, self.filters)
+        return self.kernel_size + (channels // self.groups, self.filters)
 
     def build(self, input_shape):
         channels = self._input_channels(input_shape)
+        if channels % self.groups != 0:
+            raise ValueError("The number of input channels must be evenly divisible by the "
+                             "number of groups. Received groups=%s, but the input has %s "
+                             "channels (full input shape is %s)."
+                             % (self.groups, channels, TensorShape(input_shape)))
         self.kernel = self.add_weight("kernel", shape=self._kernel_shape(channels),
                                       initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer,
@@ -137,7 +145,7 @@ class Conv(Layer):
         config.update({"filters": self.filters, "kernel_size": self.kernel_size,
                        "strides": self.strides, "padding": self.padding,
                        "data_format": self.data_format, "dilation_rate": self.dilation_rate,
-                       "groups": 1, "activation": activations.serialize(self.activation),
+                       "groups": self.groups, "activation": activations.serialize(self.activation),
                        "use_bias": self.use_bias,
                        "activity_regularizer": serialize_optional(regularizers,
                                                                   self.activity_regularizer)})
