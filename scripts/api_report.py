@@ -48,10 +48,10 @@ REASONS = {
                  "no meaning on PyTorch.",
     "tools": "TF's own source tools (API docs generator, upgrade script): "
              "not used by scripts at run time.",
-    "keras.applications": "Architectures not built yet: EfficientNetV2, NASNet, RegNet, "
-                          "ResNetRS (the ResNets, VGGs, MobileNet/V2/V3, EfficientNetB*, "
-                          "DenseNets, InceptionV3, InceptionResNetV2, Xception and ConvNeXt "
-                          "are in tfcompat.keras.applications).",
+    "keras.applications": "Architectures not built yet: EfficientNetV2, NASNet, ResNetRS "
+                          "(the ResNets, VGGs, MobileNet/V2/V3, EfficientNetB*, DenseNets, "
+                          "InceptionV3, InceptionResNetV2, Xception, ConvNeXt and RegNet are "
+                          "in tfcompat.keras.applications).",
     "experimental.numpy": "tf.experimental.numpy not built yet.",
     "quantization": "TF's quantization ops not built yet.",
     "profiler": "TF's profiler not built yet (torch.profiler mapping possible).",
