@@ -380,3 +380,18 @@ def test_inputs_one_rank_short_or_over_conform_to_the_model_input_as_keras_2():
         np.testing.assert_allclose(model(x).numpy(), model(x[:, None]).numpy())
     wide = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
     assert wide(np.ones((4, 3, 1), np.float32)).shape == (4, 2)
+
+
+def test_model_weights_go_layer_by_layer_as_keras_2():
+    """Keras 2's Model.weights (so get_weights / set_weights lists from real Keras line up):
+    a BatchNormalization's moving statistics follow its gamma and beta (real tf.keras 2.21's
+    order), in Sequential and subclassed models alike."""
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,), name="a"),
+                                 tf.keras.layers.BatchNormalization(name="bn"),
+                                 tf.keras.layers.Dense(1, name="b")])
+    assert [w.name for w in model.weights] == [
+        "a/kernel:0", "a/bias:0", "bn/gamma:0", "bn/beta:0", "bn/moving_mean:0",
+        "bn/moving_variance:0", "b/kernel:0", "b/bias:0"]
+    values = [np.full(w.shape, i, np.float32) for i, w in enumerate(model.weights)]
+    model.set_weights(values)
+    np.testing.assert_array_equal(model.get_layer("bn").moving_mean.numpy(), [4, 4])

@@ -19,7 +19,7 @@ from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.framework.tensor import Tensor
 from tfcompat.keras import __version__ as keras_version, backend
 from tfcompat.keras.engine.base_layer import (
-    Layer, Node, _call_context, conform_dtype, flatten, map_structure)
+    Layer, Node, _call_context, _dedup, conform_dtype, flatten, map_structure)
 from tfcompat.keras.engine.input_layer import Input, InputLayer
 from tfcompat.keras.engine.op_layer import (TensorFlowOpLayer, create_keras_history,
                                             depends_on_keras_tensors)
@@ -319,6 +319,20 @@ class Network(Layer):
         if self._is_graph_network:
             return list(self._network_layers)
         return self._sublayers()
+
+    @property
+    def weights(self):
+        """Keras 2's `Model.weights` (what `get_weights` / `set_weights` order): each layer's
+        weights in turn (a BatchNormalization's moving statistics right after its gamma and
+        beta), then the model's own; a layer's own stay trainable first."""
+        layers = self.layers if self._is_graph_network else self._child_modules()
+        weights = []
+        for layer in layers:
+            weights += layer.variables
+        own, attrs = self._own_weights()
+        weights += [v for v in own + attrs if v.trainable] + \
+            [v for v in own + attrs if not v.trainable]
+        return _dedup(weights)
 
     def get_layer(self, name=None, index=None):
         """A layer by name or index."""
