@@ -54,14 +54,8 @@ def fixed_image(h, w):
         2, h, w, 3).astype(np.float32)
 
 
-def layer_ordered_weights(model):
-    """The weights layer by layer: Keras 2's `Model.weights` order (tfcompat's lists the
-    trainable weights first)."""
-    return [w for layer in model.layers for w in layer.weights]
-
-
 def set_deterministic_weights(model):
-    weights = layer_ordered_weights(model)
+    weights = model.weights
     tf.keras.backend.batch_set_value(list(zip(weights, deterministic_weights(weights))))
 
 
@@ -99,11 +93,11 @@ def test_architecture_and_predictions_match_keras(key):
     # Where we differ: the weights of a nested model (ConvNeXt's Sequential blocks) are
     # named under its name scope ('convnext_tiny_stem/convnext_tiny_stem_conv/kernel:0');
     # Keras 2 names them 'convnext_tiny_stem_conv/kernel:0'. Loading goes by layer either way.
-    names = [w.name for w in layer_ordered_weights(model)]
+    names = [w.name for w in model.weights]
     nested = [layer.name + "/" for layer in model.layers if isinstance(layer, tf.keras.Model)]
     names = [next((name[len(prefix):] for prefix in nested if name.startswith(prefix)), name)
              for name in names]
-    assert [[name, w.shape.as_list()] for name, w in zip(names, layer_ordered_weights(model))] \
+    assert [[name, w.shape.as_list()] for name, w in zip(names, model.weights)] \
         == expected["weights"]
     assert len(model.weights) == len(expected["weights"])
     assert sum(int(np.prod(w.shape.as_list())) for w in model.trainable_weights) \
