@@ -19,7 +19,7 @@ MIXED = """
     x = tf.placeholder(tf.float32, [None, 3])
     y = tf.mul(x, 2.0)
     z = tf.nn.reluu(x)
-    w = tf.raw_ops.MatMul(a=x, b=x)
+    w = tf.tpu.shard(lambda: x)
     s = tf.contrib.layers.fully_connected(x, 3)
     print(tf.keras.layers.Dense(3).__call__, tf.float32.as_numpy_dtype, tf.compat.v1.Session)
     tf.scalar_summary("a", y)
@@ -44,7 +44,7 @@ def test_groups_every_symbol_with_where_it_is_used(tmp_path):
         "tf.keras.layers.Dense", "tf.placeholder", "tf.float32", "tf.compat.v1.Session",
         "tf.contrib.layers.fully_connected"}
     assert groups["supported"]["tf.keras.layers.Dense"][0] == ["script.py:3", "script.py:9"]
-    assert groups["not implemented"] == {"tf.raw_ops": (["script.py:7"], "")}
+    assert groups["not implemented"] == {"tf.tpu": (["script.py:7"], "")}
     assert groups["removed"] == {
         "tf.mul": (["script.py:5"], "removed in TF 1.0, use tf.multiply"),
         "tf.scalar_summary": (["script.py:10"], "removed in TF 1.0, use tf.summary.scalar")}
@@ -73,7 +73,7 @@ def _run(*args, cwd=None):
 def test_verdict_agrees_with_the_run(tmp_path):
     broken = _write(tmp_path, """
         import tensorflow as tf
-        print(tf.raw_ops.Add(x=1, y=2))
+        print(tf.tpu.shard(lambda: 1))
         """)
     fine = _write(tmp_path, """
         import tensorflow as tf
@@ -81,10 +81,10 @@ def test_verdict_agrees_with_the_run(tmp_path):
         """, name="fine.py")
     verdict = _run("check", broken)
     assert verdict.returncode == 1, verdict.stderr
-    assert "tf.raw_ops at broken.py:3" not in verdict.stdout  # the script is named script.py
-    assert "tf.raw_ops at script.py:3" in verdict.stdout
+    assert "tf.tpu at broken.py:3" not in verdict.stdout  # the script is named script.py
+    assert "tf.tpu at script.py:3" in verdict.stdout
     ran = _run(broken)
-    assert ran.returncode == 1 and "does not implement tf.raw_ops" in ran.stderr
+    assert ran.returncode == 1 and "does not implement tf.tpu" in ran.stderr
     verdict = _run("check", "--json", fine)
     assert verdict.returncode == 0
     report = json.loads(verdict.stdout)
