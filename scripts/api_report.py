@@ -35,7 +35,9 @@ COMPACT_OVER = 40  # groups with more missing paths are listed as one paragraph
 NO_ACCELERATOR_STACK = "No TPU/XLA/DTensor on PyTorch."
 REASONS = {
     "raw_ops": "TF's op-by-op API: tracked by the raw-ops issue.",
-    "saved_model": "SavedModel export/import not built yet.",
+    "saved_model": ("Left out of the SavedModel work: TF graph fingerprints (tfcompat saves "
+                    "torch.export programs, not TF graphs), TrackableResource and "
+                    "VariablePolicy (device placement), main_op_with_restore."),
     "distribute": "tf.distribute not built yet (torch.distributed mapping planned).",
     "tpu": NO_ACCELERATOR_STACK,
     "xla": NO_ACCELERATOR_STACK,
