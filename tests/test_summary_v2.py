@@ -193,3 +193,21 @@ def test_trace_export_writes_function_graphs(tmp_path):
     run_metadata = config_pb2.RunMetadata.FromString(values(acc, "my_trace")[0][1].item())
     (function_graph,) = run_metadata.function_graphs
     assert "sq" in [n.name for n in function_graph.pre_optimization_graph.node]
+
+
+def test_summary_iterator_reads_back_the_events_written(tmp_path):
+    writer = tf.compat.v2.summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        for step in range(3):
+            tf.compat.v2.summary.scalar("loss", 1.0 / (step + 1), step=step)
+    writer.flush()
+    path = [str(p) for p in tmp_path.iterdir() if p.name.startswith("events")][0]
+    events = list(tf.compat.v1.train.summary_iterator(path))
+    assert events[0].file_version == "brain.Event:2"
+    values = [(e.step, v.tag, float(tf.make_ndarray(v.tensor)))
+              for e in events for v in e.summary.value]
+    assert values == [(0, "loss", 1.0), (1, "loss", 0.5), (2, "loss", pytest.approx(1 / 3))]
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) - 3)
+    with pytest.raises(tf.errors.DataLossError):
+        list(tf.compat.v1.train.summary_iterator(path))
