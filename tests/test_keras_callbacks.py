@@ -206,3 +206,25 @@ def test_backup_and_restore_is_eager_only_as_in_keras(tmp_path):
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="BackupAndRestore only supports eager mode"):
             keras.callbacks.BackupAndRestore(str(tmp_path))
+
+
+def test_tensorboard_writes_the_model_config_and_graph(tmp_path):
+    """write_graph=True (Keras' default): the `keras` model-config summary and a graph in
+    `train`, as TF 2's callback writes them."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+                                 tf.keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    model.fit(np.ones((8, 3)), np.ones((8, 1)), epochs=1, verbose=0,
+              callbacks=[tf.keras.callbacks.TensorBoard(str(tmp_path))])
+    events = EventAccumulator(str(tmp_path / "train"))
+    events.Reload()
+    assert "keras" in events.Tags()["tensors"] and events.Tags()["graph"]
+    config = events.Tensors("keras")[0].tensor_proto.string_val[0].decode()
+    assert '"class_name": "Sequential"' in config
+    assert any(node.op == "MatMul" for node in events.Graph().node)
+    model.fit(np.ones((8, 3)), np.ones((8, 1)), epochs=1, verbose=0,
+              callbacks=[tf.keras.callbacks.TensorBoard(str(tmp_path / "no"), write_graph=False)])
+    quiet = EventAccumulator(str(tmp_path / "no" / "train"))
+    quiet.Reload()
+    assert "keras" not in quiet.Tags()["tensors"] and not quiet.Tags()["graph"]

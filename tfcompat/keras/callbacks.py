@@ -14,6 +14,7 @@ import sys
 import time
 
 import numpy as np
+from tensorboard.compat.proto import summary_pb2
 
 from tfcompat._api import tf_export
 from tfcompat.summary import summary_v2
@@ -875,9 +876,11 @@ class LambdaCallback(Callback):
 @tf_export("keras.callbacks.TensorBoard")
 class TensorBoard(Callback):
     """Writes epoch (and with `update_freq`, batch) scalars to `log_dir/train` and
-    `log_dir/validation` as TF2 Keras does (`epoch_loss`, `epoch_accuracy`, ...), and weight
-    histograms every `histogram_freq` epochs. The graph, images, profiles and embeddings
-    are not written (those options are accepted)."""
+    `log_dir/validation` as TF2 Keras does (`epoch_loss`, `epoch_accuracy`, ...), weight
+    histograms every `histogram_freq` epochs, and with `write_graph` (the default) the
+    model's config (TensorBoard's Keras model view) and the graph of its call (Graphs tab).
+    Where we differ: the graph is tfcompat's trace of the model's call, not of the train
+    step; images, profiles and embeddings are not written (those options are accepted)."""
 
     def __init__(self, log_dir="logs", histogram_freq=0, write_graph=True, write_images=False,
                  update_freq="epoch", profile_batch=2, embeddings_freq=0,
@@ -906,6 +909,26 @@ class TensorBoard(Callback):
 
     def on_train_begin(self, logs=None):
         self._total_batches_seen = 0
+        if self.write_graph:
+            self._write_model_graph()
+
+    def _write_model_graph(self):
+        """At step 0 in `train`: the model's JSON config under the tag "keras" (plugin
+        "graph_keras_model", as TF's `keras_model_summary`) and the graph of its call, when
+        the model has them (a subclassed model without get_config or known inputs: not)."""
+        with self._writer("train").as_default():
+            try:
+                config = self.model.to_json()
+            except NotImplementedError:
+                config = None
+            if config is not None:
+                metadata = summary_pb2.SummaryMetadata()
+                metadata.plugin_data.plugin_name = "graph_keras_model"
+                metadata.plugin_data.content = b"1"
+                summary_v2.write("keras", config, step=0, metadata=metadata)
+            call = self.model._list_functions_for_serialization().get("__call__")
+            if call is not None:
+                summary_v2.graph(call._all_traces()[0].graph)
 
     def on_train_batch_end(self, batch, logs=None):
         self._total_batches_seen += 1
