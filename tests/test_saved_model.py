@@ -514,3 +514,13 @@ def test_adapted_vocabularies_travel_with_a_keras_saved_model_and_h5_refuses_the
     with pytest.raises(NotImplementedError, match="not supported in h5"):
         model.save(str(tmp_path / "m.h5"))
     assert not os.path.exists(tmp_path / "m.h5")
+
+
+def test_a_signature_returning_a_dict_with_a_non_tensor_value_is_refused(tmp_path):
+    class Module(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def f(self, x):
+            return {"y": x, "extra": [x, x]}
+
+    with pytest.raises(ValueError, match="non-Tensor value .* for key 'extra'"):
+        save(Module(), str(tmp_path / "m"))

@@ -171,9 +171,13 @@ def _output_names(concrete):
     outputs = concrete.structured_outputs
     if isinstance(outputs, dict):
         keys = sorted(outputs)
-        if not all(isinstance(outputs[key], SymbolicTensor) for key in keys):
-            raise ValueError("Got a dictionary containing non-Tensor value %r for key... "
-                             "signature outputs must be Tensors" % (outputs,))
+        for key in keys:
+            if not isinstance(outputs[key], SymbolicTensor):
+                raise ValueError("Got a dictionary containing non-Tensor value %r for key %r "
+                                 "in the output of the function used to generate the "
+                                 "SavedModel signature. Dictionaries outputs for functions "
+                                 "used as signatures should have one Tensor output per string "
+                                 "key." % (outputs[key], key))
         return keys
     flat = nest.flatten(outputs)
     return ["output_%d" % index for index in range(len(flat))]
@@ -251,7 +255,7 @@ class _Saver(object):
         program = programs.export(concrete._module, feed_specs,
                                   [value for _, value in extras], what)
         name = "function_%d" % index
-        captures = {"capture_%d" % i: value for i, ((entry, value)) in enumerate(extras)
+        captures = {"capture_%d" % i: value for i, (entry, value) in enumerate(extras)
                     if "capture" in entry}
         programs.save(program, directory, name, captures)
         extra_entries = []

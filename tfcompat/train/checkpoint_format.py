@@ -24,6 +24,7 @@ directory whose writer is gone (`remove_abandoned_temp_files`).
 """
 import contextlib
 import ctypes
+import functools
 import json
 import os
 import re
@@ -216,6 +217,7 @@ def _exchange(a, b):
     return result == 0
 
 
+@functools.lru_cache(maxsize=None)
 def _libc():
     try:
         return ctypes.CDLL(None, use_errno=True)
