@@ -17,6 +17,7 @@ import os
 import shutil
 
 import torch
+from tensorboard.compat.proto import meta_graph_pb2
 
 from tfcompat._api import tf_export
 from tfcompat.core.function import trace_type
@@ -301,8 +302,6 @@ class _Saver(object):
 
 
 def _tensor_info(name, dtype, shape):
-    # in-function: tensorboard's protos are only needed when saving
-    from tensorboard.compat.proto import meta_graph_pb2
     info = meta_graph_pb2.TensorInfo(name=name, dtype=dtype.as_datatype_enum)
     if shape is None:
         info.tensor_shape.unknown_rank = True
