@@ -234,3 +234,28 @@ def test_tf2_while_loop_keeps_the_structure_of_loop_vars_and_tf1_unwraps_one():
         with tf.compat.v1.Session() as sess:
             value, = sess.run(graph_result, {placeholder: [1.0, 2.0]})
     np.testing.assert_allclose(value, [4.0, 8.0])
+
+
+def test_while_loop_carries_a_tensor_array_whose_elements_have_an_unknown_batch_dim():
+    """An RNN-style tf.function over [None, None, 3] inputs: the TensorArray written in the
+    loop learns the element shape [None, 4] from the body (TF's TensorListReserve with an
+    unknown element shape); each run allocates its storage at the first write."""
+    weights = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4) / 10.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None, 3], tf.float32)])
+    def run(x):
+        steps = tf.shape(x)[1]
+        h = tf.zeros([tf.shape(x)[0], 4])
+        outputs = tf.TensorArray(tf.float32, size=steps)
+        for t in tf.range(steps):
+            h = tf.tanh(tf.matmul(x[:, t, :], weights) + h)
+            outputs = outputs.write(t, h)
+        return outputs.stack()
+
+    x = np.linspace(-1.0, 1.0, 2 * 5 * 3, dtype=np.float32).reshape(2, 5, 3)
+    h, expected = np.zeros([2, 4], np.float32), []
+    for t in range(5):
+        h = np.tanh(x[:, t, :] @ weights.numpy() + h)
+        expected.append(h)
+    np.testing.assert_allclose(run(tf.constant(x)).numpy(), np.stack(expected), rtol=1e-5)
+    assert run(tf.constant(x[:1, :2])).shape == (2, 1, 4)

@@ -286,8 +286,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     for _ in range(2):  # again when the body gave a TensorArray its first element shape
         structure = _as_tensors(_with_array_storages(items, learnt))
         flat_init = _flatten(structure)
-        shapes = invariants or [TensorShape([None]).concatenate(t.shape[1:]) if i in arrays
-                                else t.shape for i, t in enumerate(flat_init)]
+        shapes = invariants or [TensorShape([None]).concatenate(learnt.get(i, t.shape[1:]))
+                                if i in arrays else t.shape for i, t in enumerate(flat_init)]
         body_arrays = []
 
         def as_struct(flat_args):
@@ -306,8 +306,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             body_fn = TracedFunction(graph, traced_body, flat_init, shapes)
         element_shapes = {i: out.element_shape for i, out in zip(sorted(arrays), body_arrays)}
         unseen = {i: shape for i, shape in element_shapes.items()
-                  if arrays[i]._storage is None and shape.is_fully_defined() and
-                  shape != flat_init[i].shape[1:]}
+                  if arrays[i]._storage is None and shape.rank is not None and
+                  shape.as_list() != flat_init[i].shape[1:].as_list()}
         if not unseen:
             break
         learnt.update(unseen)

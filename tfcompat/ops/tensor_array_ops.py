@@ -43,6 +43,9 @@ def _written(storage, index, value, dynamic_size):
         raise errors.InvalidArgumentError(
             "Tried to write to index %d but array is not resizeable and size is: %d"
             % (index, size))
+    if storage.numel() == 0 and tuple(storage.shape[1:]) != tuple(value.shape):
+        # a loop carried the array before its element shape was known (unknown dims 0)
+        storage = storage.new_zeros((size,) + tuple(value.shape))
     if index >= size:
         padding = storage.new_zeros((index + 1 - size,) + tuple(storage.shape[1:]))
         storage = torch.cat([storage, padding])
