@@ -25,7 +25,7 @@ from tfcompat.framework.graph import placeholder, placeholder_with_default
 from tfcompat.framework.meta_graph import _tensor_value
 from tfcompat.framework.ops import op, run_impl, to_torch
 from tfcompat.ops import (array_ops, clip_ops, control_flow_ops, image_ops, linalg_ops,
-                          math_ops, nn_ops)
+                          math_ops, nn_ops, random_ops)
 
 with open(os.path.join(os.path.dirname(__file__), "raw_op_defs.json")) as _file:
     OP_DEFS = json.load(_file)
@@ -507,3 +507,37 @@ def _resize_body(target):
 raw_op("ResizeBilinear")(_resize_body(image_ops.resize_bilinear))
 raw_op("ResizeNearestNeighbor")(_resize_body(image_ops.resize_nearest_neighbor))
 raw_op("ResizeBicubic")(_resize_body(image_ops.resize_bicubic))
+
+
+# ---------------------------------------------------------------- gradient kernels and random
+
+
+@raw_op("ReluGrad")
+def _relu_grad(gradients, features, name=None):
+    """TF's `gradients * (features > 0)` (a NaN gradient stays NaN)."""
+    gradients = to_torch(gradients)
+    return gradients * (to_torch(features) > 0).to(gradients.dtype)
+
+
+@raw_op("BiasAddGrad")
+def _bias_add_grad(out_backprop, data_format="NHWC", name=None):
+    """The sum over every dimension but the channels (the last, or the second for NCHW)."""
+    rank = to_torch(out_backprop).ndim
+    channels = 1 if data_format.startswith("NC") and rank > 2 else rank - 1
+    return run_impl(math_ops.reduce_sum, out_backprop,
+                    [axis for axis in range(rank) if axis != channels])
+
+
+@raw_op("SoftmaxCrossEntropyWithLogits")
+def _softmax_cross_entropy_with_logits(features, labels, name=None):
+    """(loss, backprop): the cross entropy of each row and its gradient in the logits,
+    softmax(features) - labels."""
+    loss = run_impl(nn_ops.softmax_cross_entropy_with_logits_tf2, labels, features)
+    return loss, run_impl(nn_ops.softmax, features) - to_torch(labels)
+
+
+@raw_op("RandomUniform")
+def _random_uniform(shape, dtype, seed=0, seed2=0, name=None):
+    """Seeded (`seed`, `seed2` not both 0) it is deterministic, but not TF's stream."""
+    return run_impl(random_ops.random_uniform, shape, dtype=dtypes.as_dtype(dtype),
+                    seed=seed2 if seed or seed2 else None)
