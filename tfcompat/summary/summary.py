@@ -14,9 +14,10 @@ import torch
 from tensorboard.compat.proto import event_pb2, histogram_pb2, summary_pb2
 
 from tfcompat._api import export_constant, tf_export
-from tfcompat.framework import context, dtypes, ops
+from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.graph import get_collection, get_default_graph
 from tfcompat.framework.tensor import EagerTensor
+from tfcompat.ops.raw_ops import raw_op
 from tfcompat.summary import encoding
 
 SUMMARIES = "summaries"
@@ -180,3 +181,25 @@ def merge_all(key=SUMMARIES, scope=None, name=None):
         raise _no_eager_merge()
     summaries = get_collection(key, scope=scope)
     return merge(summaries, name=name) if summaries else None
+
+
+def _scalar_values(tags, values):
+    """TF's ScalarSummary kernel: one `simple_value` per element of `tags` and `values`."""
+    if tags.shape != values.shape:
+        raise errors.InvalidArgumentError(
+            "tags and values are not the same shape: %s != %s"
+            % (list(tags.shape), list(values.shape)))
+    return summary_pb2.Summary(value=[
+        encoding.scalar_value(bytes(tag).decode("utf-8", "replace"), value)
+        for tag, value in zip(tags.reshape(-1), values.reshape(-1))])
+
+
+@raw_op("ScalarSummary", records_itself=True)
+def _scalar_summary(tags, values, name=None):
+    return summary_op("ScalarSummary", name, _scalar_values, [tags, values], collections=[])
+
+
+@raw_op("MergeSummary", records_itself=True)
+def _merge_summary(inputs, name=None):
+    return summary_op("MergeSummary", name, lambda *v: encoding.merge(v), list(inputs),
+                      collections=[])
