@@ -6,7 +6,11 @@ Each NodeDef becomes a node of our graph made by calling its raw op's entry
 differentiates and compiles like any other op, under TF's names ("import/conv2d/Conv2D").
 Op types resolve only through that table: nothing named in the file is imported or run.
 Calls of the GraphDef's own library functions (`PartitionedCall`: what Keras 2's grouped
-convolutions freeze to) are inlined under the call's name. Small int32 constants reach
+convolutions freeze to) are inlined under the call's name; a function attr (`While`'s
+`body`, `If`'s branches) reaches its raw op as a callable building that library function
+where it is called (`import_function` builds one for a caller: a real TF 2 SavedModel's
+functions). Variables (TF's resource inputs) and TensorArrays (TF's TensorList variants)
+flow between nodes as themselves; `Identity` passes them on. Small int32 constants reach
 their consumers as values (as TF's shape inference reads them). Every op type we lack is
 reported at once, with counts, before anything is built. Lives
 in ops/, above TF's framework/ path, because it calls the raw ops. Devices in the NodeDefs
@@ -21,6 +25,7 @@ from tfcompat.framework import dtypes, errors
 from tfcompat.framework.graph import Operation, SymbolicTensor, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops import raw_ops
+from tfcompat.ops.tensor_array_ops import TensorArray
 
 
 _MAX_FOLDED = 64     # elements of an int32 constant passed to its consumers as a value
@@ -44,14 +49,17 @@ FUNCTION_CALLS = ("PartitionedCall", "StatefulPartitionedCall")
 
 def _node_op_types(nodes, library, seen=()):
     """The op types `nodes` need built: a call of a function of `library` stands for the
-    op types of its body (a call of any other function stays a call, unsupported)."""
+    op types of its body (a call of any other function stays a call, unsupported); the
+    functions a node's attrs name (a While's body) are built too."""
     for node in nodes:
         function = node.attr["f"].func.name if node.op in FUNCTION_CALLS else None
-        if function in library and function not in seen:
-            yield from _node_op_types(library[function].node_def, library,
-                                      seen + (function,))
-        else:
+        if function not in library:
             yield node.op
+        for attr in node.attr.values():
+            name = attr.func.name if attr.WhichOneof("value") == "func" else None
+            if name in library and name not in seen:
+                seen += (name,)
+                yield from _node_op_types(library[name].node_def, library, seen)
 
 
 def _check_op_types(graph_def, library):
@@ -193,15 +201,33 @@ def _graph_reference(reference, nodes):
     return "%s:%d" % (parts[0], _flat_output_index(nodes[parts[0]], parts[1], int(parts[2])))
 
 
-class _Importer(object):
+def _passes_through(value):
+    """A value that is not a tensor: a Variable (TF's resource handle) or a TensorArray
+    (TF's TensorList variant)."""
+    return isinstance(value, TensorArray) or (hasattr(value, "read_value") and
+                                              hasattr(value, "assign"))
 
-    def __init__(self, graph, scope, input_map, library):
+
+def _flat_values(made):
+    if isinstance(made, (list, tuple)):
+        return [value for item in made for value in _flat_values(item)]
+    return [made]
+
+
+class _Importer(object):
+    """Builds nodes in `graph`. With `exact_names` (tf.import_graph_def) each op is named
+    `scope` + its node's name; else (a function body, which a loop may trace more than
+    once) nodes are named in the current name scope, made unique by the graph."""
+
+    def __init__(self, graph, scope, input_map, library, exact_names=True):
         self.graph = graph
         self.scope = scope
         self.library = library
+        self.exact_names = exact_names
         self.input_map = {_tensor_key(k): v for k, v in input_map.items()}
         self.used_inputs = set()
         self.ops = {}       # node name in graph_def -> Operation
+        self.values = {}    # node name -> its outputs (tensors or not), as the raw op gave them
         self.int_constants = {}     # Const node name -> its value, for small int32 constants
 
     def fold_int_constant(self, node):
@@ -221,6 +247,8 @@ class _Importer(object):
             return self.input_map[key]
         if key[0] in self.int_constants:
             return self.int_constants[key[0]]
+        if key[0] in self.values:
+            return self.values[key[0]][key[1]]
         op = self.ops[key[0]]
         if key[1] >= len(op.outputs):
             raise ValueError("Node input %r: op %s has only %d outputs"
@@ -244,13 +272,19 @@ class _Importer(object):
                                  % (self.scope + node.name, node.op, first_line)) \
                     .with_traceback(None) from error
 
-    def import_call(self, node):
-        """A call of a library function, inlined: its body's nodes under the call's name
-        ("call/Conv2D"), then one IdentityN node (NoOp without outputs), named as the
-        call, giving its outputs."""
-        function = self.library[node.attr["f"].func.name]
+    def controls(self, node):
+        """The operations of `node`'s control inputs (nodes giving only non-tensors have
+        none)."""
+        return [self.ops[i[1:]] for i in node.input if i.startswith("^") and i[1:] in self.ops]
+
+    def node_name(self, node):
+        """The `name` a node's raw op is called with (see the class docstring)."""
+        return self.scope + node.name + "/" if self.exact_names else node.name
+
+    def call_function(self, function, arguments, scope):
+        """The outputs of library function `function` built on `arguments`, its body's
+        nodes named under `scope`."""
         signature = function.signature
-        arguments = [i for i in node.input if not i.startswith("^")]
         body = {n.name: n for n in function.node_def}
         rewritten = []
         for inner in function.node_def:
@@ -260,15 +294,45 @@ class _Importer(object):
             copy.input.extend(_graph_reference(i, body) for i in inner.input)
             rewritten.append(copy)
         names = [a.name for a in signature.input_arg]
+        if len(arguments) != len(names):
+            raise ValueError("function %s takes %d inputs, got %d"
+                             % (signature.name, len(names), len(arguments)))
+        graph = get_default_graph()
         inner_importer = _Importer(
-            self.graph, self.scope + node.name + "/",
-            {name + ":0": self.tensor(i) for name, i in zip(names, arguments)}, self.library)
-        controls = [self.ops[i[1:]] for i in node.input if i.startswith("^")]
-        with self.graph.control_dependencies(controls):
+            graph, scope if self.exact_names else "",
+            {name + ":0": value for name, value in zip(names, arguments)}, self.library,
+            exact_names=self.exact_names)
+        if self.exact_names:
             inner_importer.import_nodes(_topological_order(rewritten, names))
-        outputs = [inner_importer.tensor(_graph_reference(function.ret[a.name], body))
-                   for a in signature.output_arg]
-        name = self.scope + node.name + "/"
+        else:
+            with graph.name_scope(scope.lstrip("_")):   # TF's function names start "__"
+                inner_importer.import_nodes(_topological_order(rewritten, names))
+        return [inner_importer.tensor(_graph_reference(function.ret[a.name], body))
+                for a in signature.output_arg]
+
+    def function_caller(self, function_name):
+        """Library function `function_name` as the callable a functional raw op (While,
+        If) takes: it builds the function's body where it is called."""
+        function = self.library[function_name]
+        importer = _Importer(self.graph, "", {}, self.library, exact_names=False)
+
+        def call(*arguments):
+            return importer.call_function(function, list(arguments), function_name)
+        return call
+
+    def import_call(self, node):
+        """A call of a library function, inlined: its body's nodes under the call's name
+        ("call/Conv2D"), then one IdentityN node (NoOp without outputs), named as the
+        call, giving its outputs (a call giving non-tensors gives them as they are)."""
+        function = self.library[node.attr["f"].func.name]
+        arguments = [self.tensor(i) for i in node.input if not i.startswith("^")]
+        with self.graph.control_dependencies(self.controls(node)):
+            outputs = self.call_function(function, arguments, self.scope + node.name + "/"
+                                         if self.exact_names else node.name)
+        if any(_passes_through(output) for output in outputs):
+            self.values[node.name] = outputs
+            return
+        name = self.node_name(node)
         self.ops[node.name] = _first_tensor(raw_ops.RAW_OPS["IdentityN"](
             input=outputs, name=name)).op if outputs else raw_ops.RAW_OPS["NoOp"](name=name)
 
@@ -281,14 +345,26 @@ class _Importer(object):
                 if isinstance(group, list) else self.tensor(group)
         for (param, *_), op_def_name in zip(definition["params"][len(groups):],
                                            definition["param_args"][len(groups):]):
-            if op_def_name in node.attr:
-                arguments[param] = _attr_value(node.attr[op_def_name])
-        controls = [self.ops[i[1:]] for i in node.input if i.startswith("^")]
+            if op_def_name not in node.attr:
+                continue
+            attr = node.attr[op_def_name]
+            arguments[param] = self.function_caller(attr.func.name) \
+                if attr.WhichOneof("value") == "func" else _attr_value(attr)
+        if node.op in ("Identity", "Snapshot") and _passes_through(arguments["input"]):
+            self.values[node.name] = [arguments["input"]]
+            return
+        with self.graph.control_dependencies(self.controls(node)):
+            made = raw_ops.RAW_OPS[node.op](name=self.node_name(node), **arguments)
+        outputs = _flat_values(made)
+        if not isinstance(made, Operation):
+            # a raw op recording itself may give another node's outputs (TensorListStack)
+            self.values[node.name] = outputs
+        tensors = [output for output in outputs if not _passes_through(output)]
+        if not isinstance(made, Operation) and not tensors:
+            return
+        op = made if isinstance(made, Operation) else tensors[0].op
         name = self.scope + node.name
-        with self.graph.control_dependencies(controls):
-            made = raw_ops.RAW_OPS[node.op](name=name + "/", **arguments)
-        op = made if isinstance(made, Operation) else _first_tensor(made).op
-        if op.name != name:
+        if self.exact_names and op.name != name:
             raise errors.InternalError(None, None, "raw op %s made node %r for NodeDef %r"
                                        % (node.op, op.name, node.name))
         self.ops[node.name] = op
@@ -353,3 +429,14 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     if return_elements is None:
         return None
     return [_return_element(importer, element) for element in return_elements]
+
+
+def import_function(function_name, library, arguments):
+    """The outputs of the FunctionDef `function_name` of `library` (name -> FunctionDef)
+    built in the default graph on `arguments` (tensors, Variables for its resource
+    inputs): what a real TF 2 SavedModel's functions are made of. Its nodes are named
+    under the function's name in the current name scope. Every op type the function and
+    the functions it calls need is checked first (one error naming all we lack)."""
+    _check_op_types(graph_pb2.GraphDef(node=library[function_name].node_def), library)
+    importer = _Importer(get_default_graph(), "", {}, library, exact_names=False)
+    return importer.call_function(library[function_name], list(arguments), function_name)

@@ -7,8 +7,13 @@ gradients flow to them under a GradientTape); each saved tf.function becomes a c
 that runs the saved trace its arguments match (ValueError when none does); `.signatures`
 maps each signature key to a function of keyword tensors returning a dict of tensors.
 Where we differ: loaded objects are `tf.Module`s (so `.variables` and
-`.trainable_variables` work on every one); SavedModels written by TensorFlow itself are not
-read here (their graphs are TF ops: NotImplementedError, see the GraphDef import issue).
+`.trainable_variables` work on every one).
+
+A TF 2 SavedModel written by TensorFlow itself (its MetaGraphDef holds TF's
+`SavedObjectGraph`; ours holds tfcompat's manifest instead) loads the same way: user
+objects, variables (values from the checkpoint in `variables/`, matched through its object
+graph), assets, constants, functions and signatures, each function rebuilt from its
+FunctionDef through `tf.raw_ops` (function_deserialization.py), never by running code.
 
 A TF1 SavedModel (Builder / simple_save) loads as TF 2 loads one: its graph in a session of
 its own, `.signatures` running it (keyword tensors in, a dict of tensors out), `.variables`
@@ -30,7 +35,9 @@ from tfcompat.framework.ops import convert_to_tensor, to_torch, without_gradient
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.module.module import Module
-from tfcompat.saved_model import loader_impl, programs, saved_model_proto
+from tfcompat.ops.raw_ops import tensor_proto_value
+from tfcompat.saved_model import (function_deserialization, loader_impl, programs,
+                                  saved_model_proto)
 from tfcompat.saved_model.save_impl import (FORMAT, FORMAT_VERSION, FUNCTIONS_DIRECTORY,
                                             MANIFEST, VARIABLES_PREFIX)
 from tfcompat.saved_model.constants import ASSETS_DIRECTORY
@@ -409,6 +416,124 @@ class _Loader(object):
         return root
 
 
+def written_by_tensorflow(proto):
+    """Whether a SavedModel (not tfcompat's) holds TF 2's object graph: it was written by
+    TensorFlow's tf.saved_model.save / Keras' model.save (a TF1 SavedModel has none)."""
+    return any(len(meta.object_graph_def.nodes) for meta in proto.meta_graphs)
+
+
+class _RevivedLoader(object):
+    """The objects of a SavedModel written by TensorFlow (see the module docstring)."""
+
+    def __init__(self, export_dir, meta_graph):
+        self.export_dir = export_dir
+        self.meta_graph = meta_graph
+        self.graph = meta_graph.object_graph_def
+        self.library = {f.signature.name: f for f in meta_graph.graph_def.library.function}
+        reader = checkpoint_format.open_reader(os.path.join(export_dir, VARIABLES_PREFIX))
+        keys = self._variable_keys(reader)
+        self.objects = [self._make(i, node, reader, keys)
+                        for i, node in enumerate(self.graph.nodes)]
+        self.concretes = {}
+
+    def _variable_keys(self, reader):
+        """{saved node id: checkpoint key of its value}: the checkpoint's object graph
+        walked beside the SavedModel's from their roots, by child name."""
+        checkpoint_graph = reader.object_graph()
+        if checkpoint_graph is None:
+            return {}
+        keys, pending, seen = {}, [(0, 0)], set()
+        while pending:
+            checkpoint_id, saved_id = pending.pop()
+            if checkpoint_id in seen:
+                continue
+            seen.add(checkpoint_id)
+            for attribute in checkpoint_graph.nodes[checkpoint_id].attributes:
+                if attribute.name == "VARIABLE_VALUE":
+                    keys[saved_id] = attribute.checkpoint_key
+            children = {c.local_name: c.node_id for c in self.graph.nodes[saved_id].children}
+            pending.extend((child.node_id, children[child.local_name])
+                           for child in checkpoint_graph.nodes[checkpoint_id].children
+                           if child.local_name in children)
+        return keys
+
+    def _make(self, node_id, node, reader, keys):
+        kind = node.WhichOneof("kind")
+        if kind == "user_object":
+            return _SignatureMap() if node.user_object.identifier == "signature_map" \
+                else _UserObject()
+        if kind == "variable":
+            if node_id not in keys:
+                raise errors.DataLossError(None, None, "%s: the checkpoint holds no value "
+                                           "for variable %r" % (self.export_dir,
+                                                                node.variable.name))
+            value = reader.get_tensor(keys[node_id])
+            if isinstance(value, np.ndarray) and value.dtype == object:
+                raise NotImplementedError("loading string variables from a SavedModel")
+            return Variable(np.asarray(value), trainable=node.variable.trainable,
+                            name=node.variable.name.split(":")[0],
+                            dtype=dtypes.as_dtype(node.variable.dtype))
+        if kind == "constant":
+            const = [n for n in self.meta_graph.graph_def.node
+                     if n.name == node.constant.operation and n.op == "Const"]
+            if not const:
+                raise errors.DataLossError(None, None, "%s: constant %r is not in the graph"
+                                           % (self.export_dir, node.constant.operation))
+            dtype = dtypes.as_dtype(const[0].attr["dtype"].type)
+            return convert_to_tensor(tensor_proto_value(const[0].attr["value"].tensor, dtype),
+                                     dtype)
+        if kind == "asset":
+            filename = self.meta_graph.asset_file_def[node.asset.asset_file_def_index].filename
+            if os.path.basename(filename) != filename:
+                raise errors.DataLossError(None, None, "%s: the asset file name %r is not a "
+                                           "plain name" % (self.export_dir, filename))
+            return Asset(os.path.join(self.export_dir, ASSETS_DIRECTORY, filename))
+        if kind in ("function", "bare_concrete_function"):
+            return None     # made once every object they capture exists
+        raise NotImplementedError("tfcompat cannot load the %s objects of SavedModels written "
+                                  "by TensorFlow" % kind)
+
+    def _concrete(self, name):
+        if name not in self.concretes:
+            saved = self.graph.concrete_functions[name]
+            self.concretes[name] = function_deserialization.RevivedConcreteFunction(
+                name, saved, self.library, [self.objects[i] for i in saved.bound_inputs])
+        return self.concretes[name]
+
+    def _child(self, child):
+        node = self.graph.nodes[child.node_id]
+        kind = node.WhichOneof("kind")
+        if kind == "function":
+            return RestoredFunction(child.local_name, [
+                self._concrete(name) for name in node.function.concrete_functions])
+        if kind == "bare_concrete_function":
+            return self._concrete(node.bare_concrete_function.concrete_function_name)
+        return self.objects[child.node_id]
+
+    def root(self):
+        for obj, node in zip(self.objects, self.graph.nodes):
+            if isinstance(obj, _SignatureMap):
+                obj.update((child.local_name, self._child(child)) for child in node.children)
+            elif isinstance(obj, _UserObject):
+                for child in node.children:
+                    value = self._child(child)
+                    if child.local_name == "__call__":
+                        obj.__dict__["_restored_call"] = value
+                    else:
+                        obj.__dict__[child.local_name] = value
+        root = self.objects[0]
+        if not isinstance(root.__dict__.get("signatures"), _SignatureMap):
+            root.signatures = _SignatureMap()
+        return root
+
+
+def _revived_meta_graph(proto, tags):
+    if tags is None:
+        return next(meta for meta in proto.meta_graphs if len(meta.object_graph_def.nodes))
+    wanted = {tags} if isinstance(tags, str) else set(tags)
+    return next(meta for meta in proto.meta_graphs if set(meta.meta_info_def.tags) == wanted)
+
+
 @tf_export(v2=["saved_model.load"], v1=["saved_model.load_v2"])
 def load(export_dir, tags=None, options=None):
     """TF 2's `tf.saved_model.load` (see the module docstring)."""
@@ -418,6 +543,9 @@ def load(export_dir, tags=None, options=None):
     export_dir = os.fspath(export_dir)
     proto = saved_model_proto.read(export_dir)
     if not is_tf2_saved_model(export_dir):
+        if written_by_tensorflow(proto):
+            _check_tags(proto, tags, export_dir)
+            return _RevivedLoader(export_dir, _revived_meta_graph(proto, tags)).root()
         return _load_v1(export_dir, tags, proto)
     manifest = _read_manifest(export_dir)
     _check_tags(proto, tags, export_dir)

@@ -1,0 +1,141 @@
+"""tf.saved_model.load of TF 2 SavedModels written by real TensorFlow 2.21
+(tests/fixtures/tf2_saved_model/, made by make_fixtures.py there), and the functional raw
+ops their functions need (While, StatelessIf, TensorList*)."""
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import tfcompat as tf
+from tfcompat.framework import errors
+from tfcompat.saved_model import load_impl, saved_model_proto
+
+load = tf.compat.v2.saved_model.load
+
+HERE = os.path.join(os.path.dirname(__file__), "fixtures", "tf2_saved_model")
+RNN = os.path.join(HERE, "rnn")
+
+
+@pytest.fixture(scope="module")
+def expected():
+    with np.load(os.path.join(HERE, "rnn_outputs.npz")) as arrays:
+        return dict(arrays)
+
+
+def _close(result, expected, prefix):
+    assert sorted(result) == ["last", "sequence"]
+    for key in ("sequence", "last"):
+        np.testing.assert_allclose(result[key].numpy(), expected[prefix + "_" + key],
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_a_tensorflow_saved_model_is_told_from_ours_and_tf1_by_its_contents():
+    proto = saved_model_proto.read(RNN)
+    assert not load_impl.is_tf2_saved_model(RNN) and load_impl.written_by_tensorflow(proto)
+
+
+def test_loaded_module_has_the_saved_variables_and_functions(expected):
+    loaded = load(RNN)
+    assert [v.name for v in (loaded.w, loaded.u, loaded.b, loaded.calls)] == \
+        ["w:0", "u:0", "b:0", "calls:0"]
+    assert loaded.w.shape == (3, 4) and loaded.w.trainable
+    assert loaded.calls.dtype == tf.int64 and not loaded.calls.trainable
+    assert int(loaded.calls.numpy()) == 0
+    # scale(v) = w^T v * 3 reads the restored w
+    np.testing.assert_allclose(loaded.scale(tf.constant(expected["x_pos"][0, 0])).numpy(),
+                               expected["scaled"], rtol=1e-5)
+    assert sorted(loaded.signatures) == ["serving_default"]
+
+
+def test_loaded_call_runs_the_while_loop_tensor_list_and_if_as_real_tf(expected):
+    """x_pos takes the `if` branch, x_neg the `else`; the counter each call adds to is the
+    loaded variable (1 then 2, as in real TF)."""
+    loaded = load(RNN)
+    _close(loaded(tf.constant(expected["x_pos"])), expected, "x_pos")
+    assert int(loaded.calls.numpy()) == expected["x_pos_calls"] == 1
+    _close(loaded(expected["x_neg"]), expected, "x_neg")
+    assert int(loaded.calls.numpy()) == expected["x_neg_calls"] == 2
+
+
+def test_serving_signature_takes_keywords_and_returns_a_dict(expected):
+    loaded = load(RNN)
+    signature = loaded.signatures["serving_default"]
+    _close(signature(x=tf.constant(expected["x_neg"])), expected, "x_neg")
+    with pytest.raises(TypeError):
+        signature(tf.constant(expected["x_neg"]))
+
+
+def test_loaded_function_called_inside_a_tf_function(expected):
+    loaded = load(RNN)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None, 3], tf.float32)])
+    def doubled(x):
+        return loaded(x)["last"] * 2.0
+
+    np.testing.assert_allclose(doubled(tf.constant(expected["x_pos"])).numpy(),
+                               2.0 * expected["x_pos_last"], rtol=1e-5, atol=1e-6)
+    assert int(loaded.calls.numpy()) == 1
+
+
+def test_arguments_not_matching_the_saved_signature_raise(expected):
+    loaded = load(RNN)
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        loaded(tf.constant(expected["x_pos"][..., :2]))
+    with pytest.raises(ValueError):
+        loaded(tf.constant(expected["x_pos"], tf.float64))
+
+
+def test_assigned_variables_are_live(expected):
+    loaded = load(RNN)
+    loaded.w.assign(np.zeros([3, 4], np.float32))
+    np.testing.assert_allclose(loaded.scale(tf.constant([1.0, 2.0, 3.0])).numpy(), 0.0)
+
+
+def test_an_op_type_tensorflow_does_not_have_is_refused_before_anything_runs(tmp_path):
+    """Op types resolve only through tf.raw_ops: a function naming another is refused."""
+    copy = str(tmp_path / "rnn")
+    shutil.copytree(RNN, copy)
+    proto = saved_model_proto.read(copy)
+    for function in proto.meta_graphs[0].graph_def.library.function:
+        for node in function.node_def:
+            if node.op == "Tanh":
+                node.op = "os.system"
+    saved_model_proto.write(saved_model_proto.path_of(copy), proto)
+    loaded = load(copy)
+    with pytest.raises(errors.NotFoundError, match="os.system"):
+        loaded(tf.constant(np.ones([1, 2, 3], np.float32)))
+    assert int(loaded.calls.numpy()) == 0
+
+
+# ---------------------------------------------------------------- the functional raw ops
+
+
+def test_raw_while_and_if_take_callables_of_the_flat_inputs():
+    result = tf.raw_ops.While(input=[tf.constant(0), tf.constant(1.0)],
+                              cond=lambda i, x: i < 5, body=lambda i, x: [i + 1, x * 2.0])
+    assert [int(result[0]), float(result[1])] == [5, 32.0]
+    for pred, value in ((True, 6.0), (False, -3.0)):
+        out = tf.raw_ops.StatelessIf(cond=tf.constant(pred), input=[tf.constant(3.0)],
+                                     Tout=[tf.float32], then_branch=lambda x: x * 2.0,
+                                     else_branch=lambda x: -x)
+        assert [float(v) for v in out] == [value]
+
+
+def test_raw_tensor_list_ops_follow_tensorflow():
+    handle = tf.raw_ops.TensorListReserve(element_shape=-1, num_elements=3,
+                                          element_dtype=tf.float32)
+    handle = tf.raw_ops.TensorListSetItem(input_handle=handle, index=1,
+                                          item=tf.constant([1.0, 2.0]))
+    np.testing.assert_array_equal(
+        tf.raw_ops.TensorListStack(input_handle=handle, element_shape=[-1],
+                                   element_dtype=tf.float32).numpy(),
+        [[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]])
+    assert int(tf.raw_ops.TensorListLength(input_handle=handle)) == 3
+    listed = tf.raw_ops.TensorListFromTensor(tensor=tf.constant([[1, 2], [3, 4]]),
+                                             element_shape=[2])
+    np.testing.assert_array_equal(tf.raw_ops.TensorListGetItem(
+        input_handle=listed, index=1, element_shape=[2], element_dtype=tf.int32).numpy(),
+        [3, 4])
+    np.testing.assert_array_equal(tf.raw_ops.TensorListElementShape(
+        input_handle=listed, shape_type=tf.int32).numpy(), [2])

@@ -1,0 +1,113 @@
+"""The functions of a SavedModel written by TensorFlow itself (TF's
+`saved_model/function_deserialization.py` and `nested_structure_coder.py`): each saved
+concrete function rebuilt from its `FunctionDef` by the GraphDef importer
+(`importer.import_function`: op types resolve only through `tf.raw_ops`, nothing named in
+the file is imported or run) inside a tfcompat `tf.function`, so it runs eagerly, traces
+once per function, and is inlined when called inside another tf.function. Its captured
+inputs (TF's `bound_inputs`: the variables it reads or updates) are the loaded Variables,
+so the loaded object's variables stay live.
+"""
+import collections
+
+from tfcompat.framework import dtypes, errors
+from tfcompat.framework.ops import convert_to_tensor
+from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.function import Function, TensorSpec
+from tfcompat.ops import importer
+from tfcompat.util import nest
+
+
+def _shape(proto):
+    return TensorShape(None) if proto.unknown_rank else \
+        TensorShape([None if dim.size < 0 else dim.size for dim in proto.dim])
+
+
+def decode_structure(value):
+    """A `StructuredValue` proto (TF's nested_structure_coder) as the Python structure it
+    encodes, TensorSpecs at its leaves. Kinds tfcompat does not revive raise
+    NotImplementedError naming them."""
+    kind = value.WhichOneof("kind")
+    if kind in (None, "none_value"):
+        return None
+    if kind in ("float64_value", "int64_value", "string_value", "bool_value"):
+        return getattr(value, kind)
+    if kind == "list_value":
+        return [decode_structure(item) for item in value.list_value.values]
+    if kind == "tuple_value":
+        return tuple(decode_structure(item) for item in value.tuple_value.values)
+    if kind == "dict_value":
+        return {key: decode_structure(item) for key, item in value.dict_value.fields.items()}
+    if kind == "named_tuple_value":
+        named = value.named_tuple_value
+        return collections.namedtuple(named.name, [pair.key for pair in named.values])(
+            *[decode_structure(pair.value) for pair in named.values])
+    if kind == "tensor_spec_value":
+        spec = value.tensor_spec_value
+        return TensorSpec(_shape(spec.shape), dtypes.as_dtype(spec.dtype), spec.name or None)
+    raise NotImplementedError("tfcompat cannot revive a SavedModel function whose signature "
+                              "holds a %s (TF's StructuredValue kind)" % kind)
+
+
+def _fits(spec, value):
+    """`value` as a tensor of `spec`, or None when it does not fit."""
+    try:
+        tensor = convert_to_tensor(value, dtype=spec.dtype)
+    except (TypeError, ValueError, errors.OpError):
+        return None
+    return tensor if tensor.dtype == spec.dtype and \
+        spec.shape.is_compatible_with(tensor.shape) else None
+
+
+class RevivedConcreteFunction(object):
+    """A concrete function of a TF-written SavedModel (`loaded.f.concrete_functions[i]`,
+    `loaded.signatures[key]`): called with arguments matching its
+    `structured_input_signature` (positional, or by name), it returns its
+    `structured_outputs` structure of tensors."""
+
+    def __init__(self, name, saved, library, captured):
+        self.name = name
+        self.structured_input_signature = decode_structure(saved.canonicalized_input_signature)
+        self.structured_outputs = decode_structure(saved.output_signature)
+        self._library = library
+        self._captured = list(captured)
+        self._specs = nest.flatten(self.structured_input_signature)
+        self._function = Function(self._build, name=name, autograph=False,
+                                  input_signature=[list(self._specs)])
+
+    def _build(self, flat):
+        return importer.import_function(self.name, self._library,
+                                        list(flat) + self._captured)
+
+    def bind(self, args, kwargs):
+        """The flat tensors of a call with these arguments, or None if they do not match:
+        positional parameters may also be given by their spec's name."""
+        positional, named = self.structured_input_signature
+        args, kwargs = list(args), dict(kwargs)
+        for spec in positional[len(args):]:
+            if getattr(spec, "name", None) not in kwargs:
+                return None
+            args.append(kwargs.pop(spec.name))
+        if len(args) != len(positional) or set(kwargs) != set(named):
+            return None
+        try:
+            nest.assert_same_structure((tuple(positional), named), (tuple(args), kwargs))
+        except (TypeError, ValueError):
+            return None
+        flat = [_fits(spec, value) for spec, value in
+                zip(self._specs, nest.flatten((tuple(args), kwargs)))]
+        return None if any(tensor is None for tensor in flat) else flat
+
+    def argument_text(self):
+        return "%s" % (self.structured_input_signature,)
+
+    def call_flat(self, flat):
+        outputs = self._function(list(flat))
+        return nest.pack_sequence_as(self.structured_outputs, list(outputs))
+
+    def __call__(self, *args, **kwargs):
+        flat = self.bind(args, kwargs)
+        if flat is None:
+            raise TypeError("%s%s was called with arguments that do not match its signature "
+                            "(args %r, kwargs %r)" % (self.name, self.argument_text(), args,
+                                                       kwargs))
+        return self.call_flat(flat)
