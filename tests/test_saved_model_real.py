@@ -3,13 +3,16 @@
 ops their functions need (While, StatelessIf, TensorList*)."""
 import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import tfcompat as tf
+from tfcompat import cli
 from tfcompat.framework import errors
-from tfcompat.saved_model import load_impl, saved_model_proto
+from tfcompat.saved_model import load_impl, programs, saved_model_proto
 
 load = tf.compat.v2.saved_model.load
 
@@ -45,7 +48,10 @@ def test_loaded_module_has_the_saved_variables_and_functions(expected):
     # scale(v) = w^T v * 3 reads the restored w
     np.testing.assert_allclose(loaded.scale(tf.constant(expected["x_pos"][0, 0])).numpy(),
                                expected["scaled"], rtol=1e-5)
-    assert sorted(loaded.signatures) == ["serving_default"]
+    assert sorted(loaded.signatures) == ["scale", "serving_default"]
+    scaled = loaded.signatures["scale"](v=tf.constant(expected["x_pos"][0, 0]))
+    assert sorted(scaled) == ["output_0"]
+    np.testing.assert_allclose(scaled["output_0"].numpy(), expected["scaled"], rtol=1e-5)
 
 
 def test_loaded_call_runs_the_while_loop_tensor_list_and_if_as_real_tf(expected):
@@ -106,6 +112,27 @@ def test_an_op_type_tensorflow_does_not_have_is_refused_before_anything_runs(tmp
     with pytest.raises(errors.NotFoundError, match="os.system"):
         loaded(tf.constant(np.ones([1, 2, 3], np.float32)))
     assert int(loaded.calls.numpy()) == 0
+
+
+def test_export_of_a_signature_runs_in_a_torch_only_process(tmp_path, expected):
+    out = str(tmp_path / "scale.pt2")
+    assert cli.main(["export", RNN, out, "--signature", "scale"]) == 0
+    arrays = str(tmp_path / "arrays.npz")
+    np.savez(arrays, v=expected["x_pos"][0, 0], expected=expected["scaled"])
+    script = (
+        "import sys, numpy as np, torch\n"
+        "data = np.load(sys.argv[2])\n"
+        "module = torch.export.load(sys.argv[1]).module()\n"
+        "out = module(v=torch.from_numpy(data['v']))\n"
+        "assert list(out) == ['output_0']\n"
+        "np.testing.assert_allclose(out['output_0'].numpy(), data['expected'], rtol=1e-5)\n"
+        "assert 'tfcompat' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", script, out, arrays], check=True, timeout=300)
+
+
+def test_export_of_a_signature_with_a_loop_says_why_it_cannot(tmp_path):
+    with pytest.raises(programs.ProgramExportError, match="If/While op.*torch.export"):
+        cli.main(["export", RNN, str(tmp_path / "rnn.pt2")])
 
 
 # ---------------------------------------------------------------- the functional raw ops

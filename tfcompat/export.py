@@ -21,7 +21,8 @@ from tfcompat.framework import dtypes
 from tfcompat.framework.graph import Graph
 from tfcompat.keras.saving import save as keras_save
 from tfcompat.keras.saving.saved_model import traced_functions
-from tfcompat.saved_model import load_impl, loader_impl, programs, save_impl, tag_constants
+from tfcompat.saved_model import (load_impl, loader_impl, programs, save_impl,
+                                  saved_model_proto, tag_constants)
 from tfcompat.saved_model.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY
 from tfcompat.train import saver as saver_module
 
@@ -65,6 +66,33 @@ def _from_saved_model(path, key):
                  for extra in concrete._extras]
     return _Signature(concrete._module, inputs, variables, signature._output_names,
                       signature._output_positions)
+
+
+def _from_tensorflow_saved_model(path, key):
+    """A signature of a TF 2 SavedModel written by TensorFlow: its function rebuilt from
+    TF's ops (tf.saved_model.load), traced once more as a tfcompat function."""
+    loaded = load_impl.load(path)
+    if key not in loaded.signatures:
+        raise SystemExit("tfcompat export: %s has no signature %r (it has: %s)"
+                         % (path, key, ", ".join(sorted(loaded.signatures)) or "none"))
+    revived = loaded.signatures[key]
+    concrete = revived.traced
+    loops = sorted({op.type for op in concrete.graph.get_operations()
+                    if op.type in ("While", "If")})
+    if loops:
+        raise programs.ProgramExportError(
+            "Cannot export the signature %r of %s: it holds %s op(s) (tf.while_loop / "
+            "tf.cond), which tfcompat runs in Python, choosing the branch or the number of "
+            "iterations from tensor values; torch.export traces one path and cannot capture "
+            "that. Signatures without control flow export." % (key, path, "/".join(loops)))
+    _, named = revived.structured_input_signature
+    inputs = [(name, None if spec.shape.rank is None else spec.shape.as_list(),
+               spec.dtype.torch_dtype) for name, spec in sorted(named.items())]
+    variables = [node.meta["variable"]._storage_for_graph() if node.meta["input_kind"] ==
+                 "variable" else node.meta["value"] for node in concrete._extra]
+    output_names = sorted(revived.structured_outputs)
+    return _Signature(concrete._module, inputs, variables, output_names,
+                      list(range(len(output_names))))
 
 
 def _from_h5(path):
@@ -171,6 +199,10 @@ def main(argv):
         key = "graph"
     elif os.path.isdir(source) and load_impl.is_tf2_saved_model(source):
         signature = _from_saved_model(source, args.signature)
+        key = args.signature
+    elif os.path.isdir(source) and load_impl.written_by_tensorflow(
+            saved_model_proto.read(source)):
+        signature = _from_tensorflow_saved_model(source, args.signature)
         key = args.signature
     elif os.path.isdir(source):
         signature = _from_v1_saved_model(source, args.signature)

@@ -100,6 +100,11 @@ class RevivedConcreteFunction(object):
     def argument_text(self):
         return "%s" % (self.structured_input_signature,)
 
+    @property
+    def traced(self):
+        """The tfcompat ConcreteFunction running this function (its graph, its module)."""
+        return self._function.get_concrete_function()
+
     def call_flat(self, flat):
         outputs = self._function(list(flat))
         return nest.pack_sequence_as(self.structured_outputs, list(outputs))
