@@ -2,7 +2,8 @@
 as supported by tfcompat or not, with the reason for the ones left out, and the coverage
 of the op types in real TF graphs (tests/fixtures/tf_graphdefs/op_frequency.json: the
 fixtures' frozen graphs and 20 tf.keras.applications models written by real TF, their
-library functions included).
+library functions included; tests/fixtures/tf1_meta/op_frequency.json: TF1 training
+graphs and a TF1 SavedModel, imported as meta graphs).
 
     python scripts/make_raw_ops_doc.py
 """
@@ -14,7 +15,8 @@ from tfcompat.ops import importer, raw_ops
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYMBOLS = os.path.join(REPO, "tfcompat", "_symbols", "tf2.txt")
-FREQUENCY = os.path.join(REPO, "tests", "fixtures", "tf_graphdefs", "op_frequency.json")
+FREQUENCIES = [os.path.join(REPO, "tests", "fixtures", folder, "op_frequency.json")
+               for folder in ("tf_graphdefs", "tf1_meta")]
 DOC = os.path.join(REPO, "docs", "raw_ops.md")
 
 # (reason, test on the op type and its definition), the first that applies
@@ -30,6 +32,9 @@ _REASONS = [
      lambda name, d: name in ("While", "StatelessWhile", "If", "StatelessIf", "Case",
                               "StatelessCase", "PartitionedCall", "StatefulPartitionedCall")
      or name in ("Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond")),
+    ("a variable: built by tf.train.import_meta_graph and SavedModel loading (as a "
+     "tfcompat Variable), not by tf.import_graph_def",
+     lambda name, d: name in importer.VARIABLE_OPS + importer.VARIABLE_CHECKS),
     ("stateful op (variables, resources, queues, tables, random state): a later milestone",
      lambda name, d: d["stateful"]),
     ("not mapped onto a tfcompat op yet", lambda name, d: True),
@@ -41,22 +46,29 @@ def _reason(name):
     return next(reason for reason, applies in _REASONS if applies(name, definition))
 
 
-def _builds(op_type):
+def _builds(op_type, meta_graph):
     """Whether tf.import_graph_def builds nodes of `op_type`: a raw op, or a call of the
-    GraphDef's own library function (inlined)."""
-    return op_type in raw_ops.RAW_OPS or op_type in importer.FUNCTION_CALLS
+    GraphDef's own library function (inlined); importing a `meta_graph` builds variables
+    too."""
+    return op_type in raw_ops.RAW_OPS or op_type in importer.FUNCTION_CALLS or (
+        meta_graph and op_type in importer.VARIABLE_OPS + importer.VARIABLE_CHECKS)
 
 
 def _coverage_lines():
-    with open(FREQUENCY) as f:
-        data = json.load(f)
+    graphs, versions = {}, set()
+    for path in FREQUENCIES:
+        with open(path) as f:
+            data = json.load(f)
+        graphs.update(data["graphs"])
+        versions.add(data["tensorflow"])
     lines = ["| graph (real TF %s) | op types covered | nodes covered | missing |"
-             % data["tensorflow"], "|---|---|---|---|"]
-    for graph, counts in sorted(data["graphs"].items()):
-        covered = [t for t in counts if _builds(t)]
+             % ", ".join(sorted(versions)), "|---|---|---|---|"]
+    for graph, counts in sorted(graphs.items()):
+        meta_graph = graph.startswith("tf1_meta/")
+        covered = [t for t in counts if _builds(t, meta_graph)]
         nodes = sum(counts[t] for t in covered)
         missing = ", ".join("%s (%d)" % (t, n) for t, n in counts.items()
-                            if not _builds(t)) or "-"
+                            if not _builds(t, meta_graph)) or "-"
         lines.append("| %s | %d of %d | %d of %d | %s |" % (
             graph, len(covered), len(counts), nodes, sum(counts.values()), missing))
     return lines
@@ -76,7 +88,11 @@ def render():
         "TensorFlow, tfcompat/ops/raw_op_defs.json) and runs tfcompat's own op; "
         "`tf.import_graph_def` builds GraphDefs of supported ops only (it lists every "
         "other op type at once); it inlines calls (`PartitionedCall`, "
-        "`StatefulPartitionedCall`) of the GraphDef's own library functions.",
+        "`StatefulPartitionedCall`) of the GraphDef's own library functions. "
+        "`tf.train.import_meta_graph` and TF1 SavedModel loading build a real TF meta "
+        "graph the same way, its variables (VariableV2, VarHandleOp) as tfcompat "
+        "Variables; the Saver's nodes (`save/`) are left to the Saver made from the "
+        "SaverDef. The tf1_meta graphs' counts leave those out.",
         "",
         "**%d of %d raw ops supported.**" % (len(supported), len(names)),
         "",

@@ -145,7 +145,7 @@ def test_unsupported_op_types_are_all_listed_in_one_error():
     graph_def.node.extend([
         _float_placeholder_def(),
         _node("h1", "VarHandleOp"), _node("h2", "VarHandleOp"),
-        _node("read", "ReadVariableOp", ["h1"]),
+        _node("dequeue", "QueueDequeueV2", ["h1"]),
         _node("y", "Relu", ["x"]),
     ])
     with tf.Graph().as_default() as graph:
@@ -153,7 +153,7 @@ def test_unsupported_op_types_are_all_listed_in_one_error():
             tf.compat.v1.import_graph_def(graph_def)
         assert graph.get_operations() == []
     message = str(raised.value)
-    assert "VarHandleOp (2)" in message and "ReadVariableOp (1)" in message
+    assert "VarHandleOp (2)" in message and "QueueDequeueV2 (1)" in message
     assert "Relu" not in message
     assert isinstance(raised.value, errors.UnimplementedError)
 

@@ -175,13 +175,15 @@ def test_a_class_that_is_not_an_initializer_is_refused(name):
             v1.train.import_meta_graph(meta)
 
 
-def test_real_tensorflow_meta_graphs_are_not_imported_yet():
+def test_a_meta_graph_without_tfcompats_attrs_is_imported_as_real_tfs():
+    """Its nodes are built as tf.raw_ops (real TF's files: test_meta_graph_real.py)."""
     meta = _simple_meta()
     for node in meta.graph_def.node:
         del node.attr[meta_graph.KIND]
     with tf.Graph().as_default():
-        with pytest.raises(NotImplementedError, match="issue 22"):
-            v1.train.import_meta_graph(meta)
+        v1.train.import_meta_graph(meta)
+        with v1.Session() as sess:
+            np.testing.assert_allclose(sess.run("y:0", {"x:0": [-1.0, 2.0]}), [1.0, 2.0])
 
 
 def test_saver_def_names_as_tf_writes_them():

@@ -418,11 +418,19 @@ def test_our_simple_save_signature_equals_real_tfs():
     assert ours == real.signature_def["serving_default"]
 
 
-def test_real_tensorflow_graphs_are_refused_with_a_clear_message():
+def test_real_tensorflow_graphs_load():
+    """make.py's simple_save (y = x @ [[1], [2]]) and its .meta, written by real TF; more
+    in test_meta_graph_real.py."""
     assert v1.saved_model.contains_saved_model(os.path.join(REAL_TF, "simple_save"))
     with tf.Graph().as_default():
         with v1.Session() as sess:
-            with pytest.raises(NotImplementedError, match="issue 22"):
-                v1.saved_model.loader.load(sess, ["serve"], os.path.join(REAL_TF, "simple_save"))
-        with pytest.raises(NotImplementedError, match="issue 22"):
-            v1.train.import_meta_graph(os.path.join(REAL_TF, "model.meta"))
+            meta = v1.saved_model.loader.load(sess, ["serve"], os.path.join(REAL_TF, "simple_save"))
+            signature = meta.signature_def["serving_default"]
+            np.testing.assert_allclose(
+                sess.run(signature.outputs["y"].name, {signature.inputs["x"].name: X[:, :2]}),
+                X[:, :2] @ np.array([[1.0], [2.0]], np.float32))
+    with tf.Graph().as_default():
+        v1.train.import_meta_graph(os.path.join(REAL_TF, "model.meta"))
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            np.testing.assert_allclose(sess.run("y:0", {"x:0": [[3.0, 4.0]]}), [[11.0]])

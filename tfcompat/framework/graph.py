@@ -1277,10 +1277,11 @@ def _is_stateful(node):
 
 def _assigned_before_use(placeholder):
     """Whether the first node using a variable's storage (nodes run in order) is an
-    AssignVariableOp overwriting it with another value."""
+    AssignVariableOp (or a ref variable's Assign, in graphs real TF wrote) overwriting it
+    with another value."""
     first = next(iter(placeholder.users), None)
     operation = None if first is None else first.meta.get("tf_op")
-    return operation is not None and operation.type == "AssignVariableOp" and \
+    return operation is not None and operation.type in ("AssignVariableOp", "Assign") and \
         first.args[0] is placeholder and placeholder not in first.args[1:]
 
 

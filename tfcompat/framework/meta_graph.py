@@ -16,7 +16,13 @@ be rebuilt from a NodeDef: they are exported as `unsupported` nodes with their o
 dtypes and shapes, and once imported they raise NotImplementedError naming the node when a
 run needs them. Variables come back as variables of the same names (the caller makes them:
 variables live above this layer) and collections as lists of the imported tensors, ops and
-variables. Real TensorFlow meta graphs (nodes without these attrs) are not imported here.
+variables.
+
+Meta graphs written by real TensorFlow (nodes without these attrs: `.meta` files, TF1
+SavedModels' graphs) take the other path, `_import_tf_meta_graph`: their nodes are built
+as tf.raw_ops by the GraphDef importer (ops/importer.py, passed in by the caller, as it lives
+above this layer), the variable nodes become tfcompat Variables and the collections are
+restored the same way.
 """
 import base64
 import json
@@ -439,6 +445,8 @@ def _shape_of(proto):
 class _Importer(object):
     """Rebuilds a MetaGraphDef's nodes into `graph`, in order (inputs come first)."""
 
+    dropped_scope = None    # every node is imported
+
     def __init__(self, graph, import_scope, clear_devices, make_variable):
         self.graph = graph
         self.prefix = import_scope.rstrip("/") + "/" if import_scope else ""
@@ -560,32 +568,36 @@ def variable_names(collection):
     """The variable names ("w:0") a CollectionDef of VariableDefs lists."""
     if collection.WhichOneof("kind") != "bytes_list":
         return []
-    parsed = [_parse_variable_def(value) for value in collection.bytes_list.value]
+    parsed = [_parse_variable_def(value, resource_only=False)
+              for value in collection.bytes_list.value]
     return [definition.variable_name for definition in parsed if definition is not None]
 
 
-def _parse_variable_def(value):
-    """The VariableDef `value` holds, or None when it is another kind of bytes."""
+def _parse_variable_def(value, resource_only=True):
+    """The VariableDef `value` holds, or None when it is another kind of bytes (tfcompat
+    writes resource variables only; real TF's ref variables count where `resource_only`
+    is False)."""
     try:
         definition = variable_pb2.VariableDef.FromString(value)
     except Exception:       # noqa: BLE001 - protobuf's DecodeError: not a VariableDef
         return None
-    if not definition.variable_name.endswith(":0") or not definition.is_resource:
+    if not definition.variable_name.endswith(":0") or \
+            (resource_only and not definition.is_resource):
         return None
     return definition
 
 
-def import_scoped_meta_graph(meta_graph_def, graph, make_variable, import_scope=None,
-                             clear_devices=False):
-    """Rebuild `meta_graph_def` (written by tfcompat) into `graph`: its ops, variables
-    (made by `make_variable(initial_value, name, trainable, shape)`) and collections.
-    Returns {variable name in the file ("w:0"): variable}."""
+def import_scoped_meta_graph(meta_graph_def, graph, make_variable, import_graph_def,
+                             import_scope=None, clear_devices=False):
+    """Rebuild `meta_graph_def` into `graph`: its ops, variables and collections. Returns
+    {variable name in the file ("w:0"): variable}.
+
+    Written by tfcompat: node by node here, variables made by
+    `make_variable(initial_value, name, trainable, shape)`. Written by real TensorFlow:
+    `import_graph_def(graph_def, scope)` builds the nodes as raw ops and returns
+    ({node name: Operation}, {variable node name: variable}); see `_import_tf_meta_graph`."""
     if not is_tfcompat_meta_graph(meta_graph_def):
-        raise NotImplementedError(
-            "This meta graph was written by TensorFlow, not by tfcompat: importing real "
-            "TensorFlow meta graphs (.meta files, SavedModels' graphs) is not implemented yet "
-            "(issue 22). Rebuild the model in Python and restore its checkpoint with "
-            "tf.train.Saver instead.")
+        return _import_tf_meta_graph(meta_graph_def, graph, import_graph_def, import_scope)
     _refresh_index()
     importer = _Importer(graph, import_scope, clear_devices, make_variable)
     variable_defs = _variable_definitions(meta_graph_def)
@@ -600,7 +612,70 @@ def import_scoped_meta_graph(meta_graph_def, graph, make_variable, import_scope=
     return importer.variables
 
 
+# TF's collections of VariableDefs (those it registers `Variable.to_proto` for)
+VARIABLE_COLLECTIONS = ("variables", "trainable_variables", "local_variables",
+                        "model_variables", "moving_average_variables", "global_step",
+                        "metric_variables")
+
+
+def _saver_scope(meta_graph_def):
+    """"save/": the name scope of the nodes TF's Saver added (SaveV2, RestoreV2, ...), from
+    its SaverDef, else (a graph exported without it) from its RestoreV2 node; None when
+    there is no Saver."""
+    if meta_graph_def.HasField("saver_def"):
+        name = meta_graph_def.saver_def.filename_tensor_name.partition(":")[0]
+    else:
+        name = next((node.name for node in meta_graph_def.graph_def.node
+                     if node.op in ("RestoreV2", "SaveV2")), "")
+    return name.rpartition("/")[0] + "/" if "/" in name else None
+
+
+class _ImportedTFGraph(object):
+    """What `_import_collections` needs of an import: the name prefix, the variables by
+    their names in the file, the scope of the file's nodes not imported."""
+
+    def __init__(self, prefix, variables, dropped_scope):
+        self.prefix = prefix
+        self.variables = variables
+        self.dropped_scope = dropped_scope
+
+
+def _import_tf_meta_graph(meta_graph_def, graph, import_graph_def, import_scope):
+    """A MetaGraphDef written by real TensorFlow: its nodes built through the GraphDef
+    importer as tf.raw_ops, except the Saver's (`saver_def`'s scope: the Saver made from
+    the SaverDef reads and writes checkpoints itself, so running `save/restore_all` by name
+    is not supported); each VariableV2 / VarHandleOp node is the handle of a tfcompat
+    Variable, given its VariableDef (`_bind_variable_def`: trainable, initializer, initial
+    value); the collections then hold those variables and the imported tensors and ops."""
+    prefix = import_scope.rstrip("/") + "/" if import_scope else ""
+    dropped = _saver_scope(meta_graph_def)
+    graph_def = type(meta_graph_def.graph_def)()
+    graph_def.CopyFrom(meta_graph_def.graph_def)
+    if dropped:
+        del graph_def.node[:]
+        graph_def.node.extend(node for node in meta_graph_def.graph_def.node
+                              if not node.name.startswith(dropped))
+    with graph.as_default(), graph.name_scope(None), graph.control_dependencies(None):
+        _, node_variables = import_graph_def(graph_def, prefix)
+        variables = {}
+        for key in VARIABLE_COLLECTIONS:
+            if key not in meta_graph_def.collection_def:
+                continue
+            for value in meta_graph_def.collection_def[key].bytes_list.value:
+                definition = _parse_variable_def(value, resource_only=False)
+                variable = None if definition is None else \
+                    node_variables.get(definition.variable_name[:-2])
+                if variable is not None and definition.variable_name not in variables:
+                    variable._bind_variable_def(
+                        definition, lambda name: graph.as_graph_element(prefix + name))
+                    variables[definition.variable_name] = variable
+        _import_collections(meta_graph_def, graph,
+                            _ImportedTFGraph(prefix, variables, dropped))
+    return variables
+
+
 def _import_collections(meta_graph_def, graph, importer):
+    dropped = importer.dropped_scope
     for key in sorted(meta_graph_def.collection_def):
         collection = meta_graph_def.collection_def[key]
         kind = collection.WhichOneof("kind")
@@ -609,9 +684,11 @@ def _import_collections(meta_graph_def, graph, importer):
         present = graph.get_collection_ref(key)
         for value in getattr(collection, kind).value:
             if kind == "node_list":
+                if dropped and value.startswith(dropped):
+                    continue
                 item = graph.as_graph_element(importer.prefix + value)
             elif kind == "bytes_list":
-                definition = _parse_variable_def(value)
+                definition = _parse_variable_def(value, resource_only=False)
                 item = importer.variables.get(definition.variable_name) \
                     if definition is not None else None
                 item = item if item is not None else value

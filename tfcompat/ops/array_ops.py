@@ -1408,7 +1408,11 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
             raise errors.InvalidArgumentError("Expected size[%d] in [0, %d], but got %d"
                                               % (d, dim - b, s))
         index.append(builtins.slice(b, b + s))
-    return _snapshot(input_, _restore(t[tuple(index)], table))
+    out = t[tuple(index)]
+    known = known_values(t)
+    if known is not None and t.ndim == 1:   # a slice of a shape keeps its values
+        out = with_values(out, known[index[0]])
+    return _snapshot(input_, _restore(out, table))
 
 
 def _spec_entries(value):

@@ -21,7 +21,7 @@ import collections
 from tensorboard.compat.proto import graph_pb2
 
 from tfcompat._api import tf_export
-from tfcompat.framework import dtypes, errors
+from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.graph import Operation, SymbolicTensor, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops import raw_ops
@@ -29,6 +29,11 @@ from tfcompat.ops.tensor_array_ops import TensorArray
 
 
 _MAX_FOLDED = 64     # elements of an int32 constant passed to its consumers as a value
+# int32 shape arithmetic whose value is kept when its inputs' values are known
+_FOLDED_OPS = frozenset(["Rank", "Shape", "Size", "Add", "AddV2", "Sub", "Mul", "FloorDiv",
+                         "FloorMod", "Maximum", "Minimum", "Prod", "Pack", "ConcatV2",
+                         "Slice", "StridedSlice", "GatherV2", "Range", "ExpandDims",
+                         "Reshape", "Squeeze"])
 
 
 class UnsupportedOpsError(errors.UnimplementedError, NotImplementedError):
@@ -62,13 +67,20 @@ def _node_op_types(nodes, library, seen=()):
                 yield from _node_op_types(library[name].node_def, library, seen)
 
 
-def _check_op_types(graph_def, library):
+# op types of a GraphDef's variables: built by the importing caller's `make_variable` (a
+# meta graph's import), since tfcompat's variables live above its ops
+VARIABLE_OPS = ("VariableV2", "VarHandleOp")
+VARIABLE_CHECKS = ("IsVariableInitialized", "VarIsInitializedOp")
+
+
+def _check_op_types(graph_def, library, with_variables=False):
     """One error naming every op type of `graph_def` we cannot build: NotFoundError when
     some are not TensorFlow ops at all (as TF's "Op type not registered"), else
-    UnsupportedOpsError."""
+    UnsupportedOpsError. Variables count as built `with_variables`."""
+    built = VARIABLE_OPS + VARIABLE_CHECKS if with_variables else ()
     missing = collections.Counter(op_type for op_type in _node_op_types(graph_def.node,
                                                                          library)
-                                  if op_type not in raw_ops.RAW_OPS)
+                                  if op_type not in raw_ops.RAW_OPS and op_type not in built)
     if not missing:
         return
     missing = dict(missing.most_common())
@@ -219,15 +231,17 @@ class _Importer(object):
     `scope` + its node's name; else (a function body, which a loop may trace more than
     once) nodes are named in the current name scope, made unique by the graph."""
 
-    def __init__(self, graph, scope, input_map, library, exact_names=True):
+    def __init__(self, graph, scope, input_map, library, exact_names=True, make_variable=None):
         self.graph = graph
         self.scope = scope
         self.library = library
         self.exact_names = exact_names
+        self.make_variable = make_variable
         self.input_map = {_tensor_key(k): v for k, v in input_map.items()}
         self.used_inputs = set()
         self.ops = {}       # node name in graph_def -> Operation
         self.values = {}    # node name -> its outputs (tensors or not), as the raw op gave them
+        self.variables = {}     # VariableV2 / VarHandleOp node name -> variable
         self.int_constants = {}     # Const node name -> its value, for small int32 constants
 
     def fold_int_constant(self, node):
@@ -237,6 +251,31 @@ class _Importer(object):
         if node.attr["dtype"].type != dtypes.int32.as_datatype_enum:
             return
         value = raw_ops.tensor_proto_value(node.attr["value"].tensor, dtypes.int32)
+        if value.size <= _MAX_FOLDED:
+            self.int_constants[node.name] = value.tolist()
+
+    def fold_shape_arithmetic(self, node, arguments, data_count):
+        """Keep the value of a small int32 shape computation that TF's shape inference
+        knows while a graph is built, for its consumers as `fold_int_constant` does: the
+        rank of a tensor of known rank, the shape or size of one of known shape, and the
+        ops of `_FOLDED_OPS` on values kept so (run eagerly by the same raw op). The
+        shape code TF's gradients and losses write (`Slice(Shape(x), [Rank(x) - 1], [1])`)
+        then gives consumers such as Reshape known values."""
+        data = list(arguments.values())[:data_count]
+        if node.op in ("Rank", "Shape", "Size") and isinstance(data[0], SymbolicTensor):
+            shape = data[0].shape
+            if node.op == "Rank" and shape.rank is not None:
+                self.int_constants[node.name] = shape.rank
+            elif shape.is_fully_defined() and node.op == "Shape":
+                self.int_constants[node.name] = shape.as_list()
+            elif shape.is_fully_defined():
+                self.int_constants[node.name] = shape.num_elements()
+            return
+        if any(isinstance(item, SymbolicTensor) for value in data
+               for item in (value if isinstance(value, list) else [value])):
+            return
+        with context.eager_scope():
+            value = raw_ops.RAW_OPS[node.op](**arguments).numpy()
         if value.size <= _MAX_FOLDED:
             self.int_constants[node.name] = value.tolist()
 
@@ -260,6 +299,8 @@ class _Importer(object):
             try:
                 if node.op in FUNCTION_CALLS:
                     self.import_call(node)
+                elif node.op in VARIABLE_OPS + VARIABLE_CHECKS and self.make_variable:
+                    self.import_variable_node(node)
                 else:
                     self.import_node(node)
             except NodeImportError:
@@ -271,6 +312,25 @@ class _Importer(object):
                 raise NodeImportError("Cannot import node %r (op %s) of graph_def: %s"
                                  % (self.scope + node.name, node.op, first_line)) \
                     .with_traceback(None) from error
+
+    def import_variable_node(self, node):
+        """A variable (its handle is the node) made by `make_variable(name, dtype, shape,
+        op_type)`, or a check whether one is initialized (its `is_initialized`)."""
+        name = self.scope + node.name
+        if node.op in VARIABLE_OPS:
+            variable = self.make_variable(name, dtypes.as_dtype(node.attr["dtype"].type),
+                                          _shape(node.attr["shape"].shape), node.op)
+            self.variables[node.name] = variable
+            op = variable.op
+        else:
+            source = _source(node.input[0])
+            if source not in self.variables:
+                raise ValueError("input %r is not a variable" % node.input[0])
+            op = self.variables[source].is_initialized(name=name + "/").op
+        if op.name != name:
+            raise errors.InternalError(None, None, "variable node %r was made as %r"
+                                       % (node.name, op.name))
+        self.ops[node.name] = op
 
     def controls(self, node):
         """The operations of `node`'s control inputs (nodes giving only non-tensors have
@@ -370,12 +430,34 @@ class _Importer(object):
         self.ops[node.name] = op
         if node.op == "Const":
             self.fold_int_constant(node)
+        elif node.op in _FOLDED_OPS and len(op.outputs) == 1 and \
+                op.outputs[0].dtype == dtypes.int32:
+            self.fold_shape_arithmetic(node, arguments, len(groups))
 
 
 def _first_tensor(outputs):
     while isinstance(outputs, (list, tuple)):
         outputs = outputs[0]
     return outputs
+
+
+def _import(graph, graph_def, scope, input_map, make_variable=None):
+    library = {f.signature.name: f for f in graph_def.library.function}
+    _check_op_types(graph_def, library, with_variables=make_variable is not None)
+    ordered = _topological_order(graph_def.node)
+    importer = _Importer(graph, scope, input_map, library, make_variable=make_variable)
+    with graph.as_default(), graph.control_dependencies(None):
+        importer.import_nodes(ordered)
+    return importer
+
+
+def import_graph_def_with_variables(graph_def, graph, scope, make_variable):
+    """The nodes of `graph_def` (written by real TensorFlow) built in `graph` under `scope`
+    ("" or "name/"), its variables (VariableV2, VarHandleOp) made by
+    `make_variable(name, dtype, shape, op_type)`, whose `op` is the variable's node (what a
+    meta graph's import uses). Returns ({node name: Operation}, {node name: variable})."""
+    importer = _import(graph, graph_def, scope, {}, make_variable)
+    return importer.ops, importer.variables
 
 
 def _return_element(importer, name):
@@ -408,9 +490,6 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                             "objects, got value %r for %r" % (value, key))
     if return_elements is not None and not all(isinstance(e, str) for e in return_elements):
         raise TypeError("return_elements must be a list of strings.")
-    library = {f.signature.name: f for f in graph_def.library.function}
-    _check_op_types(graph_def, library)
-    ordered = _topological_order(graph_def.node)
     graph = get_default_graph()
     with graph.as_default():
         if name == "":
@@ -418,9 +497,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         else:
             with graph.name_scope(name or "import") as scope:
                 pass
-        importer = _Importer(graph, scope, input_map, library)
-        with graph.control_dependencies(None):
-            importer.import_nodes(ordered)
+        importer = _import(graph, graph_def, scope, input_map)
     unused = sorted("%s:%d" % key for key in importer.input_map
                     if key not in importer.used_inputs)
     if unused:

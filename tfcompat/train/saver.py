@@ -29,7 +29,9 @@ from tfcompat._version import __version__ as tfcompat_version
 from tfcompat.framework import context, errors, graph, meta_graph
 from tfcompat.trackable import tracking
 from tfcompat.train import checkpoint_format, tensor_bundle, training_util
-from tfcompat.variables import PartitionedVariable, Variable
+from tfcompat.ops import importer
+from tfcompat.variables import (PartitionedVariable, Variable, VariableAggregation,
+                                VariableSynchronization)
 from tfcompat.framework.default_session import running_session
 from tfcompat.client.session import Session
 from tfcompat.framework.graph import get_default_graph
@@ -630,19 +632,66 @@ def _imported_variable(initial_value, name, trainable, shape):
                     shape=shape)
 
 
+class _TFGraphVariable(Variable):
+    """A TF1 graph variable of a meta graph written by real TensorFlow: its handle is the
+    imported VariableV2 / VarHandleOp node (a storage input of the graph, named and typed
+    as that node), so the imported Assign, ApplyAdam, ReadVariableOp, ... nodes update and
+    read it. Its VariableDef gives the rest once the graph is built (`_bind_variable_def`).
+    Ref and resource variables alike behave as tfcompat's (resource) variables. Made
+    without Variable.__init__, which would add an initial value and initializer nodes."""
+
+    def __init__(self, name, dtype, shape, op_type):
+        graph = self._graph = get_default_graph()
+        self._leaf = None
+        self._trainable = False
+        self._constraint = None
+        self._synchronization = VariableSynchronization.AUTO
+        self._aggregation = VariableAggregation.NONE
+        self._shared_name = name
+        self._name = name + ":0"
+        self._dtype, self._shape = dtype, shape
+        self._initializer_op = None
+        self._fake = graph._fake_for_shape(shape, dtype)
+        self._handle = graph.variable_input(self)
+        self._handle.op.type = op_type
+        self._initial_value = self._handle
+
+    def _storage_meta(self):
+        return self._fake
+
+    def _bind_variable_def(self, definition, element):
+        """Trainability, initializer op and initial value from `definition` (a VariableDef;
+        `element(name)` is the imported tensor or op of that name)."""
+        self._trainable = definition.trainable
+        if definition.initializer_name:
+            self._initializer_op = element(definition.initializer_name)
+        if definition.initial_value_name:
+            self._initial_value = element(definition.initial_value_name)
+
+
+def _import_tf_graph_def(graph):
+    def import_nodes(graph_def, scope):
+        return importer.import_graph_def_with_variables(graph_def, graph, scope,
+                                                        _TFGraphVariable)
+    return import_nodes
+
+
 def import_meta_graph_into(meta_graph_def, graph, import_scope=None, clear_devices=False):
-    """Rebuild a MetaGraphDef written by tfcompat into `graph`; returns {name in the file
-    ("w:0"): variable} (what `import_meta_graph` and SavedModel loading share)."""
+    """Rebuild a MetaGraphDef (written by tfcompat or by real TensorFlow) into `graph`;
+    returns {name in the file ("w:0"): variable} (what `import_meta_graph` and SavedModel
+    loading share)."""
     return meta_graph.import_scoped_meta_graph(meta_graph_def, graph, _imported_variable,
-                                               import_scope, clear_devices)
+                                               _import_tf_graph_def(graph), import_scope,
+                                               clear_devices)
 
 
 @tf_export(v1=["train.import_meta_graph"])
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
     """TF's `tf.train.import_meta_graph`: rebuild a meta graph (a MetaGraphDef or a `.meta`
-    file written by tfcompat) into the default graph, names under `import_scope`, devices
-    dropped with `clear_devices`. Returns a Saver of its variables, restoring each from its
-    name in the file, as TF's restore ops do (None when there are no variables)."""
+    file, written by tfcompat or by real TensorFlow) into the default graph, names under
+    `import_scope`, devices dropped with `clear_devices` (a real TF graph's are never kept).
+    Returns a Saver of its variables, restoring each from its name in the file, as TF's
+    restore ops do (None when there are no variables)."""
     if not _state.building_graph:
         raise RuntimeError("Exporting/importing meta graphs is not supported. No graph exists "
                            "when eager execution is enabled.")
