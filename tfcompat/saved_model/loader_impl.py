@@ -1,9 +1,9 @@
 """`tf.compat.v1.saved_model.loader` (TF's `saved_model/loader_impl.py`): a TF1 SavedModel
-written by tfcompat loaded into a Session's graph.
+written by tfcompat or by real TensorFlow loaded into a Session's graph.
 
-The meta graph whose tags match is imported (`tf.train.import_meta_graph`'s importer), its
-variables restored from `variables/variables`, and its main op (or legacy init op) run.
-SavedModels written by real TensorFlow are not read yet (issue 22).
+The meta graph whose tags match is imported (`tf.train.import_meta_graph`'s importer: a real
+TF graph's nodes become tf.raw_ops, its variables tfcompat Variables), its variables restored
+from `variables/variables`, and its main op (or legacy init op) run.
 """
 import os
 
