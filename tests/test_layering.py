@@ -24,6 +24,7 @@ LAYERS = [
     ["variable_scope", "trackable", "function"],
     ["module", "data", "losses", "summary"],
     ["train"],
+    ["distribute"],         # tf.distribute strategies on torch.distributed (one replica/process)
     ["saved_model"],        # SavedModels: checkpoints + traced functions (torch.export)
     ["keras", "feature_column"],
     ["layers", "metrics"],  # TF1 tf.layers / tf.nn.rnn_cell / tf.metrics are built on Keras

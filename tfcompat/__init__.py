@@ -17,10 +17,10 @@ COMPILER_VERSION = "torch"
 
 from tfcompat import _api  # noqa: E402
 
-# Not imported here: the runner's entry points, and the modules in _api.LAZY_MODULES
+# Not imported here: the runner's entry points (and its worker launcher), and the modules in _api.LAZY_MODULES
 # (estimator, feature_column, contrib.*, platform, test, keras.datasets), which the namespaces
 # import when one of their paths is first used.
-_ENTRY_POINTS = ("__main__", "_import_hook", "check", "cli")
+_ENTRY_POINTS = ("__main__", "_import_hook", "check", "cli", "distribute.launch")
 
 
 def _eagerly_imported_modules():

@@ -18,9 +18,15 @@ from tfcompat import _api, _dependencies, _import_hook, _scan, check, export
 from tfcompat._scan import MODE_ENV, choose
 from tfcompat.framework import context
 from tfcompat.client import session
+from tfcompat.distribute import launch
 
 USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
                                          run a TensorFlow script on PyTorch
+       tfcompat [run] --nproc-per-node N [--nnodes M --node-rank R --master-addr A
+                --master-port P] SCRIPT [ARGS...]
+                                         run it as N workers (per machine) training
+                                         together: tf.distribute strategies and Horovod's
+                                         API on torch.distributed (docs/distributed.md)
        python -m tfcompat [--explain-compile] SCRIPT [ARGS...]
        python -m tfcompat [--explain-compile] -m MODULE [ARGS...]
        tfcompat check [--json] SCRIPT...  report, without running them, the mode and TF
@@ -168,6 +174,13 @@ def main(argv=None):
         return check.main(argv[1:])
     if argv and argv[0] == "export":
         return export.main(argv[1:])
+    try:
+        flags, rest = launch.split_launch_flags(argv[1:] if argv[:1] == ["run"] else argv)
+    except ValueError as e:
+        sys.stderr.write("tfcompat: %s\n%s" % (e, USAGE))
+        return 2
+    if flags:
+        return launch.launch(flags, rest)
     target = _scan.runner_target(argv)
     if target is None:
         sys.stderr.write(USAGE)

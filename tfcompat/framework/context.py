@@ -194,6 +194,11 @@ def default_device():
     return _process.default_device
 
 
+def place_process_on(device):
+    """Make `device` where new tensors go by default (a worker's own GPU in a job)."""
+    _process.default_device = device
+
+
 def current_device():
     """The torch device for tensors created now (innermost tf.device naming a device, else the
     default; `tf.device(None)` clears the outer scopes)."""

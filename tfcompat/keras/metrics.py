@@ -5,13 +5,15 @@ them in place (no host sync, so it also runs inside tf.function graphs and TF1 g
 it returns the update op); `result` is one op reading them; `reset_states` zeroes them.
 Metric functions (`binary_accuracy`, ...) return per-example values, as in Keras.
 """
+import functools
 import re
 
 import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.framework import context, dtypes
+from tfcompat.distribute import cross_device_ops
+from tfcompat.framework import context, distribution_strategy_context as distribution, dtypes
 from tfcompat.framework.ops import init_scope, op, to_torch, variable_storage
 from tfcompat.keras import backend, losses as losses_mod
 from tfcompat.framework.graph import get_default_graph
@@ -249,13 +251,45 @@ def _zero(variables):
 # ---------------------------------------------------------------- Metric base class
 
 
+def _over_replicas(result_fn):
+    """`result` of the state summed over the replicas in sync, as Keras 2 reads a metric's
+    SUM-aggregated variables under a strategy with several replicas: each worker's state is
+    swapped for the all-reduced one while `result_fn` reads it (eagerly or in a tf.function;
+    a TF1 graph keeps each worker's own result)."""
+    @functools.wraps(result_fn)
+    def result(self):
+        variables = self._metric_variables
+        if not variables or distribution.num_replicas_in_sync() == 1 or \
+                not context.executing_eagerly_outside_functions() or \
+                getattr(self, "_summed_over_replicas", False):  # a subclass's super().result()
+            return result_fn(self)
+        local = [v.value() for v in variables]
+        for variable, total in zip(variables, cross_device_ops.all_reduce(local, "SUM")):
+            variable.assign(total)
+        self._summed_over_replicas = True
+        try:
+            value = result_fn(self)
+        finally:
+            self._summed_over_replicas = False
+        for variable, own in zip(variables, local):
+            variable.assign(own)
+        return value
+    return result
+
+
 @tf_export("keras.metrics.Metric", v2=["metrics.Metric"])
 class Metric(object):
     """Base class of Keras metrics: `update_state`, `result`, `reset_states`.
 
     Calling a metric updates it and returns the result. Its state lives in non-trainable
-    variables created with `add_weight` (in a TF1 graph they are LOCAL_VARIABLES).
+    variables created with `add_weight` (in a TF1 graph they are LOCAL_VARIABLES); under a
+    strategy with several replicas `result()` is that of every replica's state together.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "result" in cls.__dict__:
+            cls.result = _over_replicas(cls.__dict__["result"])
 
     def __init__(self, name=None, dtype=None, **kwargs):
         self._name = name or _snake_case(type(self).__name__)

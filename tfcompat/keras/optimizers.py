@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.framework import context, dtypes
+from tfcompat.framework import context, distribution_strategy_context as distribution, dtypes
 from tfcompat.framework.ops import init_scope, to_torch
 from tfcompat.train import update_rules
 from tfcompat.variables import Variable
@@ -405,8 +405,33 @@ class OptimizerV2(object):
 
     def apply_gradients(self, grads_and_vars, name=None, experimental_aggregate_gradients=True):
         """Apply (gradient, variable) pairs; gradients that are None are skipped. No pairs at
-        all is a no-op returning `iterations` (unchanged), as in Keras 2.11+ optimizers."""
+        all is a no-op returning `iterations` (unchanged), as in Keras 2.11+ optimizers.
+
+        In a replica context of a strategy with several replicas the gradients are first
+        summed over the replicas (unless `experimental_aggregate_gradients=False`: the
+        caller did it)."""
+        if experimental_aggregate_gradients:
+            grads_and_vars = self._aggregate_gradients(grads_and_vars)
         return self._apply_gradients(grads_and_vars, name)
+
+    @staticmethod
+    def _aggregate_gradients(grads_and_vars):
+        """The (gradient, variable) pairs with each gradient summed over the replicas in
+        sync, as Keras 2 does in `apply_gradients`; TF's error in cross-replica context."""
+        if distribution.has_strategy() and distribution.in_cross_replica_context():
+            raise RuntimeError(
+                "`apply_gradients() cannot be called in cross-replica context. Use "
+                "`tf.distribute.Strategy.run` to enter replica context. For more information, "
+                "please see the docstring of `tf.distribute.get_replica_context`.")
+        replica = distribution.get_replica_context()
+        pairs = list(grads_and_vars)
+        if replica is None or replica.num_replicas_in_sync == 1:
+            return pairs
+        present = [i for i, (g, _) in enumerate(pairs) if g is not None]
+        summed = replica.all_reduce("SUM", [pairs[i][0] for i in present])
+        for i, g in zip(present, summed):
+            pairs[i] = (g, pairs[i][1])
+        return pairs
 
     def _apply_gradients(self, grads_and_vars, name, should_apply=None):
         """`apply_gradients`; `should_apply(grads)`, if given, makes a boolean tensor from the

@@ -12,7 +12,8 @@ import torch
 import torch.nn.functional as F
 
 from tfcompat._api import tf_export
-from tfcompat.framework import dtypes, errors, random_seed
+from tfcompat.framework import distribution_strategy_context as distribution, dtypes, errors, \
+    random_seed
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_tensors,
                                     to_torch)
@@ -184,6 +185,45 @@ def l2_loss(t, name=None):
     """sum(t ** 2) / 2."""
     x = _float(t, "t")
     return torch.sum(x * x) / 2
+
+
+def _replica_count(api):
+    """The current strategy's replicas in sync, for a loss helper TF calls per replica."""
+    if distribution.has_strategy() and distribution.in_cross_replica_context():
+        raise RuntimeError("You are calling `%s` in cross replica context, while it was "
+                           "expected to be called in replica context." % api)
+    return distribution.num_replicas_in_sync()
+
+
+@op("nn.compute_average_loss", graph_name="ComputeAverageLoss")
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """sum(per_example_loss * sample_weight) / global_batch_size, the loss a replica
+    contributes so that the replicas' summed gradients are the global batch's mean; without
+    `global_batch_size`: this replica's batch size times the replicas in sync."""
+    loss = to_torch(per_example_loss)
+    if loss.ndim == 0:
+        raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with "
+                         "at least rank 1. Received: %s" % (per_example_loss,))
+    if sample_weight is not None:
+        loss = (loss * to_torch(sample_weight, dtypes.from_torch(loss.dtype))).to(loss.dtype)
+    if global_batch_size is None:
+        global_batch_size = loss.shape[0] * _replica_count("compute_average_loss")
+    size = to_torch(global_batch_size)
+    if size.ndim != 0:
+        raise errors.InvalidArgumentError("global_batch_size must be scalar.")
+    if size.is_floating_point() or size.dtype == torch.bool:
+        raise errors.InvalidArgumentError("global_batch_size must be an integer.")
+    if isinstance(global_batch_size, int) and global_batch_size <= 0:
+        raise errors.InvalidArgumentError("global_batch_size must be positive.")
+    return torch.sum(loss) / size.to(loss.dtype)
+
+
+@op("nn.scale_regularization_loss", graph_name="ScaleRegularizationLoss")
+def scale_regularization_loss(regularization_loss):
+    """sum(regularization_loss) / replicas in sync: each replica adds its share, so the
+    summed gradients count the regularization once."""
+    loss = to_torch(regularization_loss)
+    return torch.sum(loss) / _replica_count("scale_regularization_loss")
 
 
 @op("nn.l2_normalize", "math.l2_normalize", "linalg.l2_normalize")

@@ -17,13 +17,16 @@ Logs follow Keras 2: `loss` and the metric names (`accuracy`, or `acc` when comp
 "acc"; `<output>_loss` / `<output>_<metric>` for several outputs), weighted by batch size
 over the epoch; validation adds `val_*`.
 """
+import functools
 import math
 import warnings
 
 import numpy as np
 import torch
 
-from tfcompat.framework import context, ops
+from tfcompat.data import dataset_ops
+from tfcompat.distribute import cross_device_ops, input_lib
+from tfcompat.framework import context, distribution_strategy_context as distribution, ops
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.keras import backend
 from tfcompat.keras import callbacks as callbacks_module
@@ -114,6 +117,7 @@ class _ArrayData(object):
         self.batches = int(math.ceil(self.size / float(self.batch_size)))
         self.steps = steps if steps is not None else self.batches
         self._position = None
+        self.share_order = None   # makes every worker of a job shuffle alike
 
     @staticmethod
     def _take(structure, index):
@@ -139,6 +143,8 @@ class _ArrayData(object):
                                for s in starts.tolist()])
         else:
             return None
+        if self.share_order is not None:
+            order = self.share_order(order)
         return order.to(flatten(self.x)[0]._t.device)
 
     def _all_batches(self):
@@ -229,6 +235,50 @@ class _IterableData(object):
     def on_epoch_end(self):
         if self.is_sequence:
             self.data.on_epoch_end()
+
+
+class _ReplicaPart(object):
+    """This worker's replica's part of each global batch of `data`, as TF's distributed
+    input rebatches it (see distribute/input_lib.py); every worker shuffles arrays alike."""
+
+    def __init__(self, data, placement):
+        self.data = data
+        self.rank, self.size = placement.rank, placement.size
+        self.steps = data.steps
+        self.global_batch = getattr(data, "batch_size", None)
+        if isinstance(data, _ArrayData):
+            data.share_order = lambda order: cross_device_ops.broadcast_torch([order])[0]
+        elif isinstance(getattr(data, "data", None), dataset_ops.Dataset):
+            self.global_batch = input_lib._static_batch_size(data.data)[0]
+
+    exhausted = property(lambda self: getattr(self.data, "exhausted", False))
+
+    def epoch(self):
+        for batch in self.data.epoch():
+            rows = int(flatten(batch[0])[0].shape[0])
+            sizes = input_lib.replica_batch_sizes(self.global_batch or rows, self.size)
+            start = min(sum(sizes[:self.rank]), rows)
+            stop = min(start + sizes[self.rank], rows)
+            yield tuple(_rows(part, start, stop) for part in batch)
+
+    def restart(self):
+        self.data.restart()
+
+    def on_epoch_end(self):
+        self.data.on_epoch_end()
+
+
+def _in_strategy_scope(method):
+    """Run a Model method in the scope of the strategy the model was compiled under, as
+    Keras 2's fit/evaluate/predict do."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        strategy = self._distribution_strategy
+        if strategy is None or distribution.get_strategy() is strategy:
+            return method(self, *args, **kwargs)
+        with strategy.scope():
+            return method(self, *args, **kwargs)
+    return run
 
 
 def _ran_out_warning(steps):
@@ -458,7 +508,7 @@ class Model(Network):
     # the compiled losses/metrics and traced steps are no part of the model's checkpoint
     _UNTRACKED = Network._UNTRACKED | frozenset((
         "_compiled", "compiled_loss", "compiled_metrics", "_step_functions",
-        "_graph_functions", "history"))
+        "_graph_functions", "history", "_distribution_strategy"))
     optimizer = None
     loss = None
     compiled_loss = None
@@ -470,6 +520,7 @@ class Model(Network):
     _in_fit = False
     _step_functions = None
     _graph_functions = None
+    _distribution_strategy = None
 
     # ------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
@@ -487,6 +538,8 @@ class Model(Network):
             raise NotImplementedError("sample_weight_mode=%r is not implemented by tfcompat "
                                       "(per-timestep weights: pass 2-D sample weights with "
                                       "sample_weight_mode=None)" % (sample_weight_mode,))
+        if distribution.has_strategy():
+            self._distribution_strategy = distribution.get_strategy()
         self.optimizer = self._get_optimizer(optimizer)
         self.loss = loss
         self._compiled = _Compiled(loss, metrics, loss_weights, weighted_metrics)
@@ -513,6 +566,20 @@ class Model(Network):
             raise RuntimeError("You must compile your model before training/testing. Use "
                                "`model.compile(optimizer, loss)`." if method != "predict"
                                else "You must compile your model first.")
+
+    @property
+    def distribute_strategy(self):
+        """The strategy the model trains with: the one it was compiled under, else the
+        current one."""
+        return self._distribution_strategy or distribution.get_strategy()
+
+    def _replica_part(self, data):
+        """`data` as this replica sees it: its part of each global batch when the strategy
+        has several replicas (a distributed dataset is split already)."""
+        if self.distribute_strategy.num_replicas_in_sync == 1 or \
+                isinstance(getattr(data, "data", None), input_lib.DistributedDataset):
+            return data
+        return _ReplicaPart(data, self.distribute_strategy._input_workers())
 
     @property
     def run_eagerly(self):
@@ -583,7 +650,8 @@ class Model(Network):
             raise ValueError("The model cannot be compiled because it has no loss to "
                              "optimize.")
         updates.append(compiled.loss_metric.update_state(total, sample_weight=batch))
-        return total
+        replicas = distribution.num_replicas_in_sync()
+        return total / replicas if replicas > 1 else total   # the replicas' gradients add up
 
     def _update_metrics(self, y, y_pred, sample_weight, updates=None):
         updates = [] if updates is None else updates
@@ -659,12 +727,16 @@ class Model(Network):
                     "test": self._test_update if cls.test_step is Model.test_step and
                     not logs else self.test_step,
                     "predict": self.predict_step}[kind]
-            if self._run_eagerly:
-                fn = step
-            else:
-                fn = Function(step, name=kind + "_function", autograph=False)
+            traced = step if self._run_eagerly else \
+                Function(step, name=kind + "_function", autograph=False)
+            fn = functools.partial(self._run_on_replica, traced)
             functions[kind, logs] = fn
         return fn
+
+    def _run_on_replica(self, step, batch):
+        """A step run by the model's strategy: in replica context, where the optimizer sums
+        gradients over the replicas."""
+        return self.distribute_strategy.run(step, args=(batch,))
 
     def _prepare(self, x, y, kind):
         """Build the model (and the compiled losses/metrics) eagerly on a first batch, so
@@ -677,6 +749,7 @@ class Model(Network):
                 metric.reset_states()
 
     # ------------------------------------------------------------ fit
+    @_in_strategy_scope
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
@@ -705,6 +778,8 @@ class Model(Network):
         if _state.building_graph:
             return self._graph().fit(data, epochs, verbose, callbacks, validation,
                                      class_weight, initial_epoch, validation_freq)
+        data = self._replica_part(data)
+        validation = validation if validation is None else self._replica_part(validation)
         callback_list = callbacks_module.CallbackList(
             callbacks, add_history=True, add_progbar=verbose != 0, model=self,
             verbose=verbose, epochs=epochs, steps=data.steps)
@@ -767,12 +842,15 @@ class Model(Network):
                           "validation")
 
     # ------------------------------------------------------------ evaluate / predict
+    @_in_strategy_scope
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, callbacks=None, max_queue_size=10, workers=1,
                  use_multiprocessing=False, return_dict=False):
         """The loss (and metrics) on the data: a scalar, a list, or a dict."""
         self._assert_compiled("evaluate")
         data = _make_data(x, y, sample_weight, batch_size, steps, False)
+        if not _state.building_graph:
+            data = self._replica_part(data)
         logs = self._evaluate_data(data, callbacks, verbose)
         if return_dict:
             return logs
@@ -805,6 +883,7 @@ class Model(Network):
         callback_list.on_test_end(logs)
         return logs
 
+    @_in_strategy_scope
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None,
                 max_queue_size=10, workers=1, use_multiprocessing=False):
         """The model's outputs on `x` as numpy arrays (a list for several outputs)."""
@@ -835,6 +914,7 @@ class Model(Network):
         return map_structure(lambda i: results[i], _index_structure(outputs))
 
     # ------------------------------------------------------------ single batches
+    @_in_strategy_scope
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True, return_dict=False):
         """One training step on one batch; the loss (and metrics) after it."""
@@ -854,6 +934,7 @@ class Model(Network):
             self.reset_metrics()
         return self._batch_result(logs, return_dict)
 
+    @_in_strategy_scope
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
                       return_dict=False):
         """The loss (and metrics) of one batch, without training."""

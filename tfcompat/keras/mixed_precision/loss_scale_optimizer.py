@@ -175,6 +175,8 @@ class LossScaleOptimizer(optimizers.OptimizerV2):
         """Apply the (unscaled) gradients with the inner optimizer; with a dynamic scale,
         update the scale and skip the step if any gradient is not finite."""
         should_apply = self._loss_scale.update if self.dynamic else None
+        if experimental_aggregate_gradients:
+            grads_and_vars = self._optimizer._aggregate_gradients(grads_and_vars)
         return self._optimizer._apply_gradients(grads_and_vars, name, should_apply)
 
     # ------------------------------------------------------------ delegation

@@ -1,0 +1,1 @@
+"""`tf.distribute.cluster_resolver`: where the job's tasks are."""
