@@ -180,13 +180,16 @@ def test_saving_is_atomic_and_bad_directories_raise_tf_errors(tmp_path, monkeypa
         load(path)
 
 
-def test_tensorflow_written_saved_models_say_what_to_do(tmp_path):
+def test_a_saved_model_without_an_object_graph_is_read_as_tf1(tmp_path):
+    """No SavedObjectGraph (TF 2's) and no tfcompat manifest: a TF1 SavedModel, whose graph
+    is imported; a call of a function its library lacks is named as unsupported.
+    (TF 2 SavedModels written by TensorFlow: tests/test_saved_model_real.py.)"""
     proto = saved_model_proto.SavedModel(saved_model_schema_version=1)
     meta_graph = proto.meta_graphs.add()
     meta_graph.meta_info_def.tags.append("serve")
     meta_graph.graph_def.node.add(name="StatefulPartitionedCall", op="StatefulPartitionedCall")
     saved_model_proto.write(saved_model_proto.path_of(str(tmp_path)), proto)
-    with pytest.raises(NotImplementedError, match="written by TensorFlow"):
+    with pytest.raises(NotImplementedError, match="StatefulPartitionedCall"):
         load(str(tmp_path))
 
 

@@ -135,6 +135,41 @@ def test_export_of_a_signature_with_a_loop_says_why_it_cannot(tmp_path):
         cli.main(["export", RNN, str(tmp_path / "rnn.pt2")])
 
 
+# ---------------------------------------------------------------- a Keras 2 SavedModel
+
+KERAS = os.path.join(HERE, "keras_mobilenet")
+
+
+@pytest.fixture(scope="module")
+def keras_expected():
+    with np.load(os.path.join(HERE, "keras_mobilenet_outputs.npz")) as arrays:
+        return dict(arrays)
+
+
+def test_keras_saved_model_loads_with_tf_saved_model_load(keras_expected):
+    """Keras' traced call (training False by default, True selects the training trace) and
+    serving_default keyed by the input and output layer names, as real TF loads them."""
+    loaded = load(KERAS)
+    x = tf.constant(keras_expected["x"])
+    served = loaded.signatures["serving_default"](image=x)
+    assert sorted(served) == ["predictions"]
+    np.testing.assert_allclose(served["predictions"].numpy(), keras_expected["predictions"],
+                               rtol=1e-5, atol=1e-6)
+    for call in (loaded(x), loaded(x, training=False), loaded(x, False, None)):
+        np.testing.assert_allclose(call.numpy(), keras_expected["predictions"], rtol=1e-5,
+                                   atol=1e-6)
+    assert loaded(x, training=True).shape == (2, 5)
+
+
+def test_keras_load_model_rebuilds_the_model_from_keras_metadata(keras_expected):
+    model = tf.keras.models.load_model(KERAS)
+    assert isinstance(model, tf.keras.Model) and model.name == "small_mobilenet"
+    assert [layer.name for layer in model.layers][:3] == ["image", "Conv1", "bn_Conv1"]
+    assert model.count_params() == sum(int(np.prod(w.shape)) for w in model.weights)
+    np.testing.assert_allclose(model.predict(keras_expected["x"], verbose=0),
+                               keras_expected["predictions"], rtol=1e-5, atol=1e-6)
+
+
 # ---------------------------------------------------------------- the functional raw ops
 
 

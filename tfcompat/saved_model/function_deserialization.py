@@ -17,6 +17,26 @@ from tfcompat.ops import importer
 from tfcompat.util import nest
 
 
+def canonical_arguments(function_spec, args, kwargs):
+    """(args, kwargs) with the arguments a saved `FunctionSpec` names moved to their
+    positions and omitted ones given their defaults, as TF canonicalizes a call before
+    matching it with a saved trace."""
+    spec = decode_structure(function_spec.fullargspec)
+    if spec is None:
+        return args, kwargs
+    names, defaults = list(spec.args), list(spec.defaults or ())
+    args, kwargs = list(args), dict(kwargs)
+    first_default = len(names) - len(defaults)
+    for index in range(len(args), len(names)):
+        if names[index] in kwargs:
+            args.append(kwargs.pop(names[index]))
+        elif index >= first_default:
+            args.append(defaults[index - first_default])
+        else:
+            break
+    return args, kwargs
+
+
 def _shape(proto):
     return TensorShape(None) if proto.unknown_rank else \
         TensorShape([None if dim.size < 0 else dim.size for dim in proto.dim])
@@ -50,6 +70,8 @@ def decode_structure(value):
 
 def _fits(spec, value):
     """`value` as a tensor of `spec`, or None when it does not fit."""
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return None
     try:
         tensor = convert_to_tensor(value, dtype=spec.dtype)
     except (TypeError, ValueError, errors.OpError):
@@ -70,9 +92,9 @@ class RevivedConcreteFunction(object):
         self.structured_outputs = decode_structure(saved.output_signature)
         self._library = library
         self._captured = list(captured)
-        self._specs = nest.flatten(self.structured_input_signature)
-        self._function = Function(self._build, name=name, autograph=False,
-                                  input_signature=[list(self._specs)])
+        self._leaves = nest.flatten(self.structured_input_signature)
+        self._function = Function(self._build, name=name, autograph=False, input_signature=[
+            [leaf for leaf in self._leaves if isinstance(leaf, TensorSpec)]])
 
     def _build(self, flat):
         return importer.import_function(self.name, self._library,
@@ -80,7 +102,8 @@ class RevivedConcreteFunction(object):
 
     def bind(self, args, kwargs):
         """The flat tensors of a call with these arguments, or None if they do not match:
-        positional parameters may also be given by their spec's name."""
+        positional parameters may also be given by their spec's name; a Python value
+        traced as a constant (Keras' `training`) must be equal."""
         positional, named = self.structured_input_signature
         args, kwargs = list(args), dict(kwargs)
         for spec in positional[len(args):]:
@@ -93,9 +116,15 @@ class RevivedConcreteFunction(object):
             nest.assert_same_structure((tuple(positional), named), (tuple(args), kwargs))
         except (TypeError, ValueError):
             return None
-        flat = [_fits(spec, value) for spec, value in
-                zip(self._specs, nest.flatten((tuple(args), kwargs)))]
-        return None if any(tensor is None for tensor in flat) else flat
+        flat = []
+        for leaf, value in zip(self._leaves, nest.flatten((tuple(args), kwargs))):
+            if isinstance(leaf, TensorSpec):
+                flat.append(_fits(leaf, value))
+                if flat[-1] is None:
+                    return None
+            elif type(value) is not type(leaf) or value != leaf:
+                return None
+        return flat
 
     def argument_text(self):
         return "%s" % (self.structured_input_signature,)

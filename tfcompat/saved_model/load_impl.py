@@ -416,6 +416,20 @@ class _Loader(object):
         return root
 
 
+class _RevivedFunction(RestoredFunction):
+    """A tf.function of a TensorFlow-written SavedModel: a call's arguments are placed by
+    the saved FunctionSpec (names, defaults) before a trace is matched, as TF does."""
+
+    def __init__(self, name, concretes, function_spec):
+        super(_RevivedFunction, self).__init__(name, concretes)
+        self._function_spec = function_spec
+
+    def _match(self, args, kwargs):
+        args, kwargs = function_deserialization.canonical_arguments(self._function_spec,
+                                                                    args, kwargs)
+        return super(_RevivedFunction, self)._match(tuple(args), kwargs)
+
+
 def written_by_tensorflow(proto):
     """Whether a SavedModel (not tfcompat's) holds TF 2's object graph: it was written by
     TensorFlow's tf.saved_model.save / Keras' model.save (a TF1 SavedModel has none)."""
@@ -504,8 +518,9 @@ class _RevivedLoader(object):
         node = self.graph.nodes[child.node_id]
         kind = node.WhichOneof("kind")
         if kind == "function":
-            return RestoredFunction(child.local_name, [
-                self._concrete(name) for name in node.function.concrete_functions])
+            return _RevivedFunction(child.local_name, [
+                self._concrete(name) for name in node.function.concrete_functions],
+                node.function.function_spec)
         if kind == "bare_concrete_function":
             return self._concrete(node.bare_concrete_function.concrete_function_name)
         return self.objects[child.node_id]

@@ -73,7 +73,8 @@ def load_model(filepath, custom_objects=None, compile=True, options=None,  # noq
     filepath = os.fspath(filepath)
     with CustomObjectScope(custom_objects or {}):
         if os.path.isdir(filepath):
-            if saved_model.is_model_directory(filepath):
+            if saved_model.is_model_directory(filepath) or \
+                    saved_model.is_keras_saved_model(filepath):
                 return saved_model.load(filepath, custom_objects, compile, safe_mode)
             if load_impl.is_tf2_saved_model(filepath):
                 raise ValueError("%s is a SavedModel of an object that is not a Keras model "
@@ -81,9 +82,10 @@ def load_model(filepath, custom_objects=None, compile=True, options=None,  # noq
                                  "tf.saved_model.load." % filepath)
             if os.path.exists(os.path.join(filepath, "saved_model.pb")):
                 raise NotImplementedError(
-                    "%s is a TensorFlow SavedModel: tfcompat cannot run its graphs. Rebuild the "
-                    "model in code and load its weights with "
-                    "model.load_weights(%r)." % (filepath, os.path.join(
+                    "%s is a SavedModel without Keras metadata (keras_metadata.pb): "
+                    "tfcompat's load_model rebuilds Keras models from it only. Load it with "
+                    "tf.saved_model.load, or rebuild the model in code and load its weights "
+                    "with model.load_weights(%r)." % (filepath, os.path.join(
                         filepath, saved_model.VARIABLES_PREFIX)))
         elif os.path.isfile(filepath):
             return hdf5_format.load_model(filepath, custom_objects, compile, safe_mode)

@@ -14,10 +14,17 @@ classes through `custom_objects`; a subclassed model with `get_config` gets its 
 when first called). A model whose call torch.export cannot export (string inputs, shapes
 that depend on values) or whose input shapes are unknown (a subclassed model) is saved
 without traced functions, with a warning: `load_model` still works.
+
+A directory real Keras 2 wrote (`keras_metadata.pb`: TF's `SavedMetadata` proto, the
+model's config in its root node's JSON metadata) loads too: the model is rebuilt from that
+config with tfcompat's Keras (classes resolve through the registry and `custom_objects`,
+never from the file) and its weights restored from the checkpoint by TF's keys.
 """
 import json
 import logging
 import os
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from tfcompat.framework import context, errors
 from tfcompat.function import TensorSpec, function
@@ -32,6 +39,7 @@ from tfcompat.keras import backend
 _state = context.state
 _logger = logging.getLogger("tensorflow")
 METADATA_FILENAME = "keras_model.json"
+KERAS_METADATA_FILENAME = "keras_metadata.pb"       # what real Keras 2 writes
 FORMAT = "tfcompat-keras-model"
 VARIABLES_PREFIX = os.path.join("variables", "variables")
 ASSETS_DIRECTORY = os.path.join("assets", "keras")       # layers' assets (vocabularies)
@@ -187,15 +195,85 @@ def _without_traces(model, error):
                     "will not be callable; load_model works): %s", model.name, error)
 
 
+def _define_saved_metadata():
+    """Keras 2's `keras/protobuf/saved_metadata.proto` (`SavedMetadata` of `SavedObject`s;
+    the objects' version field is left out)."""
+    pool = descriptor_pool.Default()
+    try:
+        return message_factory.GetMessageClass(
+            pool.FindMessageTypeByName("tfcompat_keras.SavedMetadata"))
+    except KeyError:
+        pass
+    file_proto = descriptor_pb2.FileDescriptorProto(
+        name="tfcompat/keras/saved_metadata.proto", package="tfcompat_keras", syntax="proto3")
+    field = descriptor_pb2.FieldDescriptorProto
+    saved_object = file_proto.message_type.add(name="SavedObject")
+    saved_object.field.add(name="node_id", number=2, type=field.TYPE_INT32,
+                           label=field.LABEL_OPTIONAL)
+    for name, number in (("node_path", 3), ("identifier", 4), ("metadata", 5)):
+        saved_object.field.add(name=name, number=number, type=field.TYPE_STRING,
+                               label=field.LABEL_OPTIONAL)
+    metadata = file_proto.message_type.add(name="SavedMetadata")
+    metadata.field.add(name="nodes", number=1, type=field.TYPE_MESSAGE,
+                       label=field.LABEL_REPEATED, type_name=".tfcompat_keras.SavedObject")
+    pool.Add(file_proto)
+    return message_factory.GetMessageClass(
+        pool.FindMessageTypeByName("tfcompat_keras.SavedMetadata"))
+
+
+def is_keras_saved_model(path):
+    """Whether `path` is a SavedModel directory written by real Keras 2."""
+    return os.path.isfile(os.path.join(path, KERAS_METADATA_FILENAME))
+
+
+def _decoded(value):
+    """Keras' JSON metadata as plain configs (TF's `json_utils.decode`): `__tuple__` and
+    `TensorShape` objects become tuples, `shared_object_id` bookkeeping is dropped."""
+    if isinstance(value, list):
+        return [_decoded(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("class_name") in ("__tuple__", "TensorShape") and "items" in value:
+        return tuple(_decoded(item) for item in value["items"])
+    return {key: _decoded(item) for key, item in value.items() if key != "shared_object_id"}
+
+
+def _keras_root_metadata(path):
+    """The decoded JSON metadata of the model (the root object) in keras_metadata.pb."""
+    filename = os.path.join(path, KERAS_METADATA_FILENAME)
+    with open(filename, "rb") as f:
+        data = f.read()
+    try:
+        proto = _define_saved_metadata().FromString(data)
+    except Exception as error:      # noqa: BLE001 - protobuf's DecodeError and friends
+        raise errors.DataLossError(None, None, "%s does not parse (%s)" % (filename, error))
+    roots = [node for node in proto.nodes if node.node_path == "root"]
+    if not roots:
+        raise errors.DataLossError(None, None, "%s describes no root object" % filename)
+    try:
+        return _decoded(json.loads(roots[0].metadata))
+    except ValueError as error:
+        raise errors.DataLossError(None, None, "%s: the model's metadata is not JSON (%s)"
+                                   % (filename, error))
+
+
 def load(path, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
     """The model saved in directory `path`, with its weights (and, if `compile`, compiled
     with its optimizer state); `safe_mode` as in `model_from_config`."""
     # in-function: keras.models builds on the engine, whose Network imports this module
     from tfcompat.keras.models import model_from_config
-    with open(os.path.join(path, METADATA_FILENAME)) as f:
-        metadata = json.load(f)
-    if metadata.get("format") != FORMAT:
-        raise ValueError("%s is not a model directory written by tfcompat" % path)
+    if is_keras_saved_model(path) and not is_model_directory(path):
+        metadata = _keras_root_metadata(path)
+        if "model_config" not in metadata:
+            raise NotImplementedError(
+                "%s holds a Keras %s saved without a config (a subclassed model without "
+                "get_config): tfcompat rebuilds Keras models from their config only"
+                % (path, metadata.get("class_name", "object")))
+    else:
+        with open(os.path.join(path, METADATA_FILENAME)) as f:
+            metadata = json.load(f)
+        if metadata.get("format") != FORMAT:
+            raise ValueError("%s is not a model directory written by tfcompat" % path)
     model = model_from_config(metadata.get("model_config"), custom_objects, safe_mode)
     training = metadata.get("training_config")
     if compile and training is not None:
