@@ -1,5 +1,6 @@
 """Meta graphs and TF1 SavedModels written by real TensorFlow (issue 22): TF1 training graphs
-(`.meta` + checkpoint, ref and resource variables, Adam, Momentum, SGD) import, restore
+(`.meta` + checkpoint, ref and resource variables, Adam, Momentum, SGD, an MLP and a CNN)
+import, restore
 and keep training with real TF's losses and weights; a TF1 SavedModel loads and serves real
 TF's outputs. Fixtures and real TF's values: tests/fixtures/tf1_meta/make_fixtures.py."""
 import os
@@ -13,7 +14,7 @@ from tfcompat.ops.importer import UnsupportedOpsError
 
 v1 = tf.compat.v1
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "tf1_meta")
-TRAINING = ["adam_ref", "adam_resource", "momentum_ref", "momentum_resource"]
+TRAINING = ["adam_ref", "adam_resource", "momentum_ref", "momentum_resource", "cnn_adam_ref"]
 VARIABLES = ["dense/kernel", "dense/bias", "logits/kernel", "logits/bias"]
 
 
@@ -143,3 +144,50 @@ def test_tf1_saved_model_of_real_tf_serves_its_outputs():
                 ["hidden/bias", "hidden/kernel", "out_kernel"]
     np.testing.assert_allclose(outputs["probs"], expected["probs"], rtol=1e-5)
     np.testing.assert_array_equal(outputs["classes"], expected["classes"])
+
+
+def test_gradient_kernels_equal_autograd_of_the_forward_ops():
+    """The gradient ops TF's tf.gradients writes into graphs, against tfcompat's own
+    gradients of the forward ops (GradientTape)."""
+    raw = tf.raw_ops
+    rng = np.random.RandomState(0)
+    x = tf.constant(rng.randn(2, 6, 6, 3).astype(np.float32))
+    filters = tf.constant(rng.randn(3, 3, 3, 4).astype(np.float32))
+    labels = tf.constant([1, 3])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, filters])
+        conv = tf.nn.conv2d(x, filters, [1, 2, 2, 1], "SAME")
+        pooled = tf.nn.max_pool2d(x, 2, 2, "VALID")
+        averaged = tf.nn.avg_pool2d(x, 3, 1, "SAME")
+        activated = tf.nn.relu(x), tf.nn.tanh(x)
+        logits = tf.reshape(x, [2, -1])[:, :4]
+        sparse_loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                     logits=logits)
+        dense_loss = tf.nn.softmax_cross_entropy_with_logits(
+            labels=tf.one_hot(labels, 4), logits=logits)
+
+    def check(kernel, target, source, output_gradient):
+        expected = tape.gradient(target, source, output_gradients=output_gradient)
+        np.testing.assert_allclose(kernel, expected, rtol=1e-5, atol=1e-6)
+
+    dy = tf.ones_like(conv) * 0.5
+    check(raw.Conv2DBackpropFilter(input=x, filter_sizes=[3, 3, 3, 4], out_backprop=dy,
+                                   strides=[1, 2, 2, 1], padding="SAME"), conv, filters, dy)
+    check(raw.Conv2DBackpropInput(input_sizes=[2, 6, 6, 3], filter=filters, out_backprop=dy,
+                                  strides=[1, 2, 2, 1], padding="SAME"), conv, x, dy)
+    dy = tf.reshape(tf.range(18.0), [2, 3, 3, 1]) * tf.ones([1, 1, 1, 3])
+    check(raw.MaxPoolGrad(orig_input=x, orig_output=pooled, grad=dy, ksize=[1, 2, 2, 1],
+                          strides=[1, 2, 2, 1], padding="VALID"), pooled, x, dy)
+    dy = tf.sin(x)
+    check(raw.AvgPoolGrad(orig_input_shape=[2, 6, 6, 3], grad=dy, ksize=[1, 3, 3, 1],
+                          strides=[1, 1, 1, 1], padding="SAME"), averaged, x, dy)
+    check(raw.ReluGrad(gradients=dy, features=x), activated[0], x, dy)
+    check(raw.TanhGrad(y=activated[1], dy=dy), activated[1], x, dy)
+    np.testing.assert_allclose(raw.BiasAddGrad(out_backprop=dy),
+                               tf.reduce_sum(dy, [0, 1, 2]), rtol=1e-5)
+    sparse = raw.SparseSoftmaxCrossEntropyWithLogits(features=logits, labels=labels)
+    dense = raw.SoftmaxCrossEntropyWithLogits(features=logits, labels=tf.one_hot(labels, 4))
+    for result, loss in ((sparse, sparse_loss), (dense, dense_loss)):
+        np.testing.assert_allclose(result.loss, loss, rtol=1e-6)
+        np.testing.assert_allclose(result.backprop, tape.gradient(loss, logits), rtol=1e-5,
+                                   atol=1e-7)

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from tfcompat._api import tf_export
 from tfcompat.framework import distribution_strategy_context as distribution, dtypes, errors, \
     random_seed
+from tfcompat.framework.constant_op import known_values
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_tensors,
                                     to_torch)
@@ -43,9 +44,14 @@ def _upcast(t):
 
 
 def _int_list(value):
-    """A shape-like argument (list, tuple, tensor) as Python ints; tensors are read (.tolist)."""
+    """A shape-like argument (list, tuple, tensor) as Python ints; tensors are read (.tolist),
+    a graph's shape tensor by the values it carries (an unknown dim stays symbolic)."""
     if isinstance(value, torch.Tensor) or is_tensor_value(value):
-        return [int(v) for v in to_torch(value).reshape(-1).tolist()]
+        t = to_torch(value)
+        known = known_values(t)
+        if known is not None:
+            return [v if isinstance(v, torch.SymInt) else int(v) for v in known]
+        return [int(v) for v in t.reshape(-1).tolist()]
     if isinstance(value, int):
         return [value]
     return [int(to_torch(v).item()) if is_tensor_value(v) else int(v) for v in value]

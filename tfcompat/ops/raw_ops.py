@@ -541,3 +541,67 @@ def _random_uniform(shape, dtype, seed=0, seed2=0, name=None):
     """Seeded (`seed`, `seed2` not both 0) it is deterministic, but not TF's stream."""
     return run_impl(random_ops.random_uniform, shape, dtype=dtypes.as_dtype(dtype),
                     seed=seed2 if seed or seed2 else None)
+
+
+@raw_op("TanhGrad")
+def _tanh_grad(y, dy, name=None):
+    """TF's `dy * (1 - y * y)`, from tanh's output `y`."""
+    y = to_torch(y)
+    return to_torch(dy) * (1 - y * y)
+
+
+@raw_op("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_softmax_cross_entropy_with_logits(features, labels, name=None):
+    """(loss, backprop): the cross entropy of each row against its class id and its
+    gradient in the logits, softmax(features) - one_hot(labels)."""
+    loss = run_impl(nn_ops.sparse_softmax_cross_entropy_with_logits_v2, labels, features)
+    probabilities = run_impl(nn_ops.softmax, features)
+    one_hot = torch.nn.functional.one_hot(to_torch(labels).long(), probabilities.shape[-1])
+    return loss, probabilities - one_hot.to(probabilities.dtype)
+
+
+def _input_gradient(forward, value, output_gradient):
+    """TF's gradient kernel of a forward op: the gradient of `forward(value)` (tfcompat's
+    op, run by `run_impl`) in `value` given its output's gradient, by torch autograd. An op
+    linear in `value` (a convolution in its filter, average pooling) takes zeros of the
+    right shape."""
+    with torch.enable_grad():
+        leaf = value.detach().requires_grad_(True)
+        return torch.autograd.grad(forward(leaf), leaf, to_torch(output_gradient))[0]
+
+
+def _zeros(shape, like):
+    like = to_torch(like)
+    return run_impl(array_ops.zeros, shape, dtypes.from_torch(like.dtype)).to(like.device)
+
+
+@raw_op("Conv2DBackpropFilter")
+def _conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                            use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
+                            dilations=(1, 1, 1, 1), name=None):
+    """The gradient of Conv2D in its filter (of shape `filter_sizes`)."""
+    padding = _padding(padding, explicit_paddings)
+    return _input_gradient(
+        lambda filters: run_impl(nn_ops.conv2d_v2, input, filters, strides, padding,
+                                 data_format, dilations),
+        _zeros(filter_sizes, out_backprop), out_backprop)
+
+
+@raw_op("MaxPoolGrad")
+def _max_pool_grad(orig_input, orig_output, grad, ksize, strides, padding,
+                   explicit_paddings=(), data_format="NHWC", name=None):
+    """The gradient of MaxPool in its input (each window's maximum takes it)."""
+    padding = _padding(padding, explicit_paddings)
+    return _input_gradient(
+        lambda value: run_impl(nn_ops.max_pool_v2, value, ksize, strides, padding,
+                               data_format),
+        to_torch(orig_input), grad)
+
+
+@raw_op("AvgPoolGrad")
+def _avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="NHWC",
+                   name=None):
+    """The gradient of AvgPool in its input (of shape `orig_input_shape`)."""
+    return _input_gradient(
+        lambda value: run_impl(nn_ops.avg_pool, value, ksize, strides, padding, data_format),
+        _zeros(orig_input_shape, grad), grad)
