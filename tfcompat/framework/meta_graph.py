@@ -595,7 +595,7 @@ def import_scoped_meta_graph(meta_graph_def, graph, make_variable, import_graph_
     Written by tfcompat: node by node here, variables made by
     `make_variable(initial_value, name, trainable, shape)`. Written by real TensorFlow:
     `import_graph_def(graph_def, scope)` builds the nodes as raw ops and returns
-    ({node name: Operation}, {variable node name: variable}); see `_import_tf_meta_graph`."""
+    {variable node name: variable}; see `_import_tf_meta_graph`."""
     if not is_tfcompat_meta_graph(meta_graph_def):
         return _import_tf_meta_graph(meta_graph_def, graph, import_graph_def, import_scope)
     _refresh_index()
@@ -656,7 +656,7 @@ def _import_tf_meta_graph(meta_graph_def, graph, import_graph_def, import_scope)
         graph_def.node.extend(node for node in meta_graph_def.graph_def.node
                               if not node.name.startswith(dropped))
     with graph.as_default(), graph.name_scope(None), graph.control_dependencies(None):
-        _, node_variables = import_graph_def(graph_def, prefix)
+        node_variables = import_graph_def(graph_def, prefix)
         variables = {}
         for key in VARIABLE_COLLECTIONS:
             if key not in meta_graph_def.collection_def:

@@ -455,9 +455,8 @@ def import_graph_def_with_variables(graph_def, graph, scope, make_variable):
     """The nodes of `graph_def` (written by real TensorFlow) built in `graph` under `scope`
     ("" or "name/"), its variables (VariableV2, VarHandleOp) made by
     `make_variable(name, dtype, shape, op_type)`, whose `op` is the variable's node (what a
-    meta graph's import uses). Returns ({node name: Operation}, {node name: variable})."""
-    importer = _import(graph, graph_def, scope, {}, make_variable)
-    return importer.ops, importer.variables
+    meta graph's import uses). Returns {variable node name: variable}."""
+    return _import(graph, graph_def, scope, {}, make_variable).variables
 
 
 def _return_element(importer, name):
