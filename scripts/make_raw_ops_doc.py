@@ -3,7 +3,8 @@ as supported by tfcompat or not, with the reason for the ones left out, and the 
 of the op types in real TF graphs (tests/fixtures/tf_graphdefs/op_frequency.json: the
 fixtures' frozen graphs and 20 tf.keras.applications models written by real TF, their
 library functions included; tests/fixtures/tf1_meta/op_frequency.json: TF1 training
-graphs and a TF1 SavedModel, imported as meta graphs).
+graphs and a TF1 SavedModel, imported as meta graphs; tests/fixtures/tf2_saved_model/
+op_frequency.json: the functions of TF 2 SavedModels, a tf.Module and a Keras model).
 
     python scripts/make_raw_ops_doc.py
 """
@@ -16,7 +17,7 @@ from tfcompat.ops import importer, raw_ops
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYMBOLS = os.path.join(REPO, "tfcompat", "_symbols", "tf2.txt")
 FREQUENCIES = [os.path.join(REPO, "tests", "fixtures", folder, "op_frequency.json")
-               for folder in ("tf_graphdefs", "tf1_meta")]
+               for folder in ("tf_graphdefs", "tf1_meta", "tf2_saved_model")]
 DOC = os.path.join(REPO, "docs", "raw_ops.md")
 
 # (reason, test on the op type and its definition), the first that applies
@@ -28,10 +29,11 @@ _REASONS = [
                                              "NcclAll", "_Host"))),
     ("tf.data kernel (datasets run in Python here)",
      lambda name, d: "Dataset" in name or "Iterator" in name),
-    ("function-calling or control-flow op (while/if/call): a later milestone",
-     lambda name, d: name in ("While", "StatelessWhile", "If", "StatelessIf", "Case",
-                              "StatelessCase", "PartitionedCall", "StatefulPartitionedCall")
-     or name in ("Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond")),
+    ("function call: inlined by tf.import_graph_def and SavedModel loading, not a raw op",
+     lambda name, d: name in importer.FUNCTION_CALLS),
+    ("control-flow op (TF1 while loops, Case): a later milestone",
+     lambda name, d: name in ("Case", "StatelessCase", "Enter", "Exit", "Merge", "Switch",
+                              "NextIteration", "LoopCond")),
     ("a variable: built by tf.train.import_meta_graph and SavedModel loading (as a "
      "tfcompat Variable), not by tf.import_graph_def",
      lambda name, d: name in importer.VARIABLE_OPS + importer.VARIABLE_CHECKS),
@@ -92,7 +94,9 @@ def render():
         "`tf.train.import_meta_graph` and TF1 SavedModel loading build a real TF meta "
         "graph the same way, its variables (VariableV2, VarHandleOp) as tfcompat "
         "Variables; the Saver's nodes (`save/`) are left to the Saver made from the "
-        "SaverDef. The tf1_meta graphs' counts leave those out.",
+        "SaverDef. The tf1_meta graphs' counts leave those out. `tf.saved_model.load` "
+        "of a TF 2 SavedModel builds its functions the same way; `While` and `If` "
+        "take library functions, TensorLists are tfcompat TensorArrays.",
         "",
         "**%d of %d raw ops supported.**" % (len(supported), len(names)),
         "",
