@@ -170,6 +170,17 @@ def test_keras_load_model_rebuilds_the_model_from_keras_metadata(keras_expected)
                                keras_expected["predictions"], rtol=1e-5, atol=1e-6)
 
 
+def test_keras_load_model_of_a_compiled_model_keeps_training_as_real_tf():
+    """The training config compiles the model and the checkpoint restores Adam's state:
+    the next train_on_batch gives real TF's loss."""
+    with np.load(os.path.join(HERE, "keras_compiled_outputs.npz")) as arrays:
+        data = dict(arrays)
+    model = tf.keras.models.load_model(os.path.join(HERE, "keras_compiled"))
+    assert int(model.optimizer.iterations.numpy()) == 2
+    np.testing.assert_allclose(model.train_on_batch(data["x"], data["y"]), data["loss"],
+                               rtol=1e-5)
+
+
 # ---------------------------------------------------------------- the functional raw ops
 
 
