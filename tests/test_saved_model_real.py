@@ -98,6 +98,31 @@ def test_assigned_variables_are_live(expected):
     np.testing.assert_allclose(loaded.scale(tf.constant([1.0, 2.0, 3.0])).numpy(), 0.0)
 
 
+def test_gradients_flow_to_the_loaded_variables_through_the_loop(expected):
+    """Fine-tuning: a tape over the loaded functions differentiates the loaded variables,
+    through the While loop too (checked against finite differences)."""
+    loaded = load(RNN)
+    v = tf.constant([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        total = tf.reduce_sum(loaded.scale(v))
+    np.testing.assert_allclose(tape.gradient(total, loaded.w).numpy(),
+                               3.0 * np.outer([1.0, 2.0, 3.0], np.ones(4)))
+    x = tf.constant(expected["x_pos"])
+    with tf.GradientTape() as tape:
+        total = tf.reduce_sum(loaded(x)["sequence"])
+    gradient = tape.gradient(total, loaded.u).numpy()
+    step = np.zeros([4, 4], np.float32)
+    step[1, 2] = 1e-2
+
+    def summed(delta):
+        loaded.u.assign_add(delta)
+        value = float(tf.reduce_sum(loaded(x)["sequence"]).numpy())
+        loaded.u.assign_sub(delta)
+        return value
+    numeric = (summed(step) - summed(-step)) / 2e-2
+    np.testing.assert_allclose(gradient[1, 2], numeric, rtol=1e-2)
+
+
 def test_an_op_type_tensorflow_does_not_have_is_refused_before_anything_runs(tmp_path):
     """Op types resolve only through tf.raw_ops: a function naming another is refused."""
     copy = str(tmp_path / "rnn")
