@@ -17,7 +17,7 @@ import torch.distributed as dist
 from tfcompat._api import tf_export
 from tfcompat.distribute import multi_worker_util
 from tfcompat.distribute.reduce_util import ReduceOp, as_reduce_op
-from tfcompat.framework import ops
+from tfcompat.framework import errors, ops
 from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops import control_flow_ops
@@ -25,6 +25,18 @@ from tfcompat.ops import control_flow_ops
 BUCKET_BYTES = 25 << 20
 _TORCH_OPS = {"SUM": dist.ReduceOp.SUM, "MEAN": dist.ReduceOp.SUM, "MAX": dist.ReduceOp.MAX,
               "MIN": dist.ReduceOp.MIN, "PRODUCT": dist.ReduceOp.PRODUCT}
+
+
+def _wait(work):
+    """Wait for a collective; a lost worker is TF's UnavailableError naming this one."""
+    try:
+        work.wait()
+    except RuntimeError as e:
+        where = multi_worker_util.current_placement()
+        raise errors.UnavailableError(
+            None, None, "worker %d of %d: a collective with the other workers failed; one of "
+            "them stopped or cannot be reached (its own error comes first in the job's "
+            "output): %s" % (where.rank, where.size, e))
 
 
 def num_workers():
@@ -69,7 +81,7 @@ def all_reduce_torch(tensors, op="SUM"):
             pending.append((bucket, flat, dist.all_reduce(flat, op=_TORCH_OPS[op],
                                                           async_op=True)))
         for bucket, flat, work in pending:
-            work.wait()
+            _wait(work)
             if op == "MEAN":
                 flat = flat / size if flat.is_floating_point() or flat.is_complex() \
                     else torch.div(flat, size, rounding_mode="floor")
@@ -131,7 +143,7 @@ def broadcast_torch(tensors, root_rank=0):
             flat = torch.cat([outputs[i].reshape(-1) for i in bucket])
             pending.append((bucket, flat, dist.broadcast(flat, src=root_rank, async_op=True)))
         for bucket, flat, work in pending:
-            work.wait()
+            _wait(work)
             for i, piece in zip(bucket, flat.split([outputs[i].numel() for i in bucket])):
                 outputs[i].copy_(piece.view(outputs[i].shape))
     return outputs
@@ -165,7 +177,7 @@ def all_gather_torch(tensor, axis=0):
     with torch.no_grad():
         length = torch.tensor([moved.shape[0]], dtype=torch.int64, device=moved.device)
         lengths = [torch.zeros_like(length) for _ in range(size)]
-        dist.all_gather(lengths, length)
+        _wait(dist.all_gather(lengths, length, async_op=True))
         lengths = [int(n) for n in lengths]
         longest = max(lengths)
         padded = moved
@@ -173,7 +185,7 @@ def all_gather_torch(tensor, axis=0):
             padded = torch.cat([moved, moved.new_zeros((longest - moved.shape[0],) +
                                                        tuple(moved.shape[1:]))])
         gathered = [torch.empty_like(padded) for _ in range(size)]
-        dist.all_gather(gathered, padded)
+        _wait(dist.all_gather(gathered, padded, async_op=True))
     return torch.cat([g[:n] for g, n in zip(gathered, lengths)]).movedim(0, axis)
 
 

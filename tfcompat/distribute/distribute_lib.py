@@ -178,8 +178,8 @@ class StrategyExtended(object):
 
     @property
     def should_checkpoint(self):
-        """Whether this worker writes checkpoints: the chief only."""
-        return multi_worker_util.is_chief()
+        """Whether this worker writes checkpoints: with several replicas, the chief only."""
+        return self._num_replicas == 1 or multi_worker_util.is_chief()
 
     should_save_summary = should_checkpoint
     experimental_should_init = property(lambda self: True)

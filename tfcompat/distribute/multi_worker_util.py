@@ -15,6 +15,7 @@ it, as the launchers people use set it:
 Anything else is a job of one process, which needs no process group. The backend is gloo,
 with NCCL for CUDA tensors when the process has a GPU (`TFCOMPAT_DIST_BACKEND` overrides).
 """
+import atexit
 import collections
 import datetime
 import json
@@ -173,6 +174,7 @@ def ensure_process_group():
             dist.init_process_group(
                 backend(), init_method="tcp://%s:%d" % (where.address, where.port),
                 rank=where.rank, world_size=where.size, timeout=timeout)
+            atexit.register(_leave_process_group)
         except (RuntimeError, ValueError) as e:
             raise errors.UnavailableError(
                 None, None, "worker %d of %d (from %s) could not join the job at %s:%d: %s"
@@ -184,6 +186,12 @@ def ensure_process_group():
             % (dist.get_rank(), dist.get_world_size(), where.rank, where.size, where.launcher))
     _job.group_ready = True
     return where
+
+
+def _leave_process_group():
+    """Close the process group at exit (gloo's threads must stop before the interpreter)."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def is_chief():

@@ -161,6 +161,13 @@ class Progbar(object):
 # ---------------------------------------------------------------- the base class
 
 
+def _writes_files(model):
+    """Whether this worker writes a callback's files: TF's multi-worker Keras keeps only the
+    chief's checkpoints, backups and logs (the other workers write to temporary places)."""
+    strategy = getattr(model, "distribute_strategy", None)
+    return strategy is None or strategy.extended.should_checkpoint
+
+
 @tf_export("keras.callbacks.Callback")
 class Callback(object):
     """Base class of callbacks: override the `on_*` hooks you need."""
@@ -613,6 +620,8 @@ class ModelCheckpoint(Callback):
             self.best = current
         elif self.verbose > 0:
             print("\nEpoch %05d: saving model to %s" % (epoch + 1, filepath))
+        if not _writes_files(self.model):
+            return
         directory = os.path.dirname(filepath)
         if directory:
             os.makedirs(directory, exist_ok=True)
@@ -899,7 +908,9 @@ class TensorBoard(Callback):
 
     def _writer(self, name):
         if name not in self._writers:
-            self._writers[name] = summary_v2.create_file_writer(os.path.join(self.log_dir, name))
+            self._writers[name] = summary_v2.create_file_writer(os.path.join(
+                self.log_dir, name)) if _writes_files(self.model) else \
+                summary_v2.create_noop_writer()
         return self._writers[name]
 
     def _write(self, writer_name, prefix, logs, step):
@@ -1005,10 +1016,11 @@ class BackupAndRestore(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self._epoch.assign(epoch)
-        self._manager.save()
+        if _writes_files(self.model):
+            self._manager.save()
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint:
+        if self.delete_checkpoint and _writes_files(self.model):
             shutil.rmtree(os.path.join(self.backup_dir, "chief"), ignore_errors=True)
         self.restored_epoch = None
         self._manager = self._epoch = None
