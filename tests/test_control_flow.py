@@ -259,3 +259,15 @@ def test_while_loop_carries_a_tensor_array_whose_elements_have_an_unknown_batch_
         expected.append(h)
     np.testing.assert_allclose(run(tf.constant(x)).numpy(), np.stack(expected), rtol=1e-5)
     assert run(tf.constant(x[:1, :2])).shape == (2, 1, 4)
+
+
+def test_tensor_array_unstacks_a_tensor_with_an_unknown_batch_dim_in_a_function():
+    """TensorArray.unstack of [time, None, n] (Keras' RNN input TensorArray) in a
+    tf.function: the storage is allocated when the batch size is known, at the write."""
+    @tf.function(input_signature=[tf.TensorSpec([3, None, 2], tf.float32)])
+    def last_step(x):
+        steps = tf.TensorArray(tf.float32, size=3).unstack(x)
+        return steps.read(2)
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
+    np.testing.assert_array_equal(last_step(tf.constant(x)).numpy(), x[2])

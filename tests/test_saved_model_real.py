@@ -206,6 +206,23 @@ def test_keras_load_model_of_a_compiled_model_keeps_training_as_real_tf():
                                rtol=1e-5)
 
 
+def test_keras_lstm_saved_model_runs_its_tensor_list_loop_as_real_tf():
+    """Keras' LSTM functions unstack the inputs into a TensorList of unknown batch size
+    (TensorListFromTensor, TensorListGetItem in a StatelessWhile)."""
+    directory = os.path.join(HERE, "keras_lstm")
+    with np.load(os.path.join(HERE, "keras_lstm_outputs.npz")) as arrays:
+        data = dict(arrays)
+    loaded = load(directory)
+    np.testing.assert_allclose(loaded(tf.constant(data["x"])).numpy(), data["predictions"],
+                               rtol=1e-5, atol=1e-6)
+    served = loaded.signatures["serving_default"](steps=tf.constant(data["x"][:1]))
+    np.testing.assert_allclose(served["lstm"].numpy(), data["predictions"][:1], rtol=1e-5,
+                               atol=1e-6)
+    model = tf.keras.models.load_model(directory)
+    np.testing.assert_allclose(model.predict(data["x"], verbose=0), data["predictions"],
+                               rtol=1e-5, atol=1e-6)
+
+
 # ---------------------------------------------------------------- the functional raw ops
 
 

@@ -37,15 +37,22 @@ def _known_int(value):
     return None
 
 
+def _allocated(storage, element_shape):
+    """`storage`, or zeros for elements of `element_shape` when it holds no values yet and
+    was made before its element shape was known (unknown dims 0: a loop carried it, or a
+    graph made it for elements with an unknown batch size)."""
+    if storage.numel() == 0 and tuple(storage.shape[1:]) != tuple(element_shape):
+        return storage.new_zeros((storage.shape[0],) + tuple(element_shape))
+    return storage
+
+
 def _written(storage, index, value, dynamic_size):
     index, size = int(index), storage.shape[0]
     if index < 0 or (index >= size and not dynamic_size):
         raise errors.InvalidArgumentError(
             "Tried to write to index %d but array is not resizeable and size is: %d"
             % (index, size))
-    if storage.numel() == 0 and tuple(storage.shape[1:]) != tuple(value.shape):
-        # a loop carried the array before its element shape was known (unknown dims 0)
-        storage = storage.new_zeros((size,) + tuple(value.shape))
+    storage = _allocated(storage, value.shape)
     if index >= size:
         padding = storage.new_zeros((index + 1 - size,) + tuple(storage.shape[1:]))
         storage = torch.cat([storage, padding])
@@ -64,6 +71,7 @@ def _read(storage, index):
 
 
 def _scattered(storage, indices, value, dynamic_size):
+    storage = _allocated(storage, value.shape[1:])
     indices = indices.long()
     size = storage.shape[0]
     needed = int(indices.max()) + 1 if indices.numel() else 0
@@ -184,9 +192,7 @@ class TensorArray(object):
         return value, shape.merge_with(self._element_shape) if self._infer_shape else shape
 
     def _current_storage(self, element_shape):
-        if self._storage is not None:
-            return self._storage
-        return self._zeros(element_shape)
+        return self._loop_storage(element_shape)
 
     def _size_after(self, index):
         """The static size after writing at `index` (None when it is not known)."""
