@@ -223,6 +223,17 @@ def test_keras_lstm_saved_model_runs_its_tensor_list_loop_as_real_tf():
                                rtol=1e-5, atol=1e-6)
 
 
+def test_tensor_shape_takes_its_proto_as_tf_does():
+    """What the loader reads TensorSpecs' shapes with; as_proto goes back."""
+    for dims in ([None, 3], [], None):
+        assert tf.TensorShape(tf.TensorShape(dims).as_proto()).as_proto() == \
+            tf.TensorShape(dims).as_proto()
+    assert tf.TensorShape(tf.TensorShape([None, 3]).as_proto()).as_list() == [None, 3]
+    assert tf.TensorShape(tf.TensorShape(None).as_proto()).rank is None
+    with pytest.raises(TypeError):
+        tf.TensorShape(object())
+
+
 # ---------------------------------------------------------------- the functional raw ops
 
 

@@ -147,7 +147,11 @@ class TensorShape(object):
                 self._dims = tuple(None if d is None else dimension_value(as_dimension(d))
                                    for d in dims)
             except TypeError:
-                raise TypeError("Cannot convert %r to a TensorShape" % (dims,))
+                if type(dims).__name__ != "TensorShapeProto":
+                    raise TypeError("Cannot convert %r to a TensorShape" % (dims,))
+                # TF's TensorShape takes its proto too (-1: an unknown dim)
+                self._dims = None if dims.unknown_rank else \
+                    tuple(None if d.size < 0 else d.size for d in dims.dim)
 
     @classmethod
     def _from_sizes(cls, sizes):

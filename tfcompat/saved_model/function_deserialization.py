@@ -37,11 +37,6 @@ def canonical_arguments(function_spec, args, kwargs):
     return args, kwargs
 
 
-def _shape(proto):
-    return TensorShape(None) if proto.unknown_rank else \
-        TensorShape([None if dim.size < 0 else dim.size for dim in proto.dim])
-
-
 def decode_structure(value):
     """A `StructuredValue` proto (TF's nested_structure_coder) as the Python structure it
     encodes, TensorSpecs at its leaves. Kinds tfcompat does not revive raise
@@ -63,7 +58,7 @@ def decode_structure(value):
             *[decode_structure(pair.value) for pair in named.values])
     if kind == "tensor_spec_value":
         spec = value.tensor_spec_value
-        return TensorSpec(_shape(spec.shape), dtypes.as_dtype(spec.dtype), spec.name or None)
+        return TensorSpec(TensorShape(spec.shape), dtypes.as_dtype(spec.dtype), spec.name or None)
     raise NotImplementedError("tfcompat cannot revive a SavedModel function whose signature "
                               "holds a %s (TF's StructuredValue kind)" % kind)
 
