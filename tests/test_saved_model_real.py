@@ -8,11 +8,13 @@ import sys
 
 import numpy as np
 import pytest
+from tensorboard.compat.proto import struct_pb2
 
 import tfcompat as tf
 from tfcompat import cli
 from tfcompat.framework import errors
-from tfcompat.saved_model import load_impl, programs, saved_model_proto
+from tfcompat.saved_model import (function_deserialization, load_impl, programs,
+                                  saved_model_proto)
 
 load = tf.compat.v2.saved_model.load
 
@@ -221,6 +223,28 @@ def test_keras_lstm_saved_model_runs_its_tensor_list_loop_as_real_tf():
     model = tf.keras.models.load_model(directory)
     np.testing.assert_allclose(model.predict(data["x"], verbose=0), data["predictions"],
                                rtol=1e-5, atol=1e-6)
+
+
+def test_structured_values_decode_as_tf_nested_structure_coder():
+    value = struct_pb2.StructuredValue()
+    items = value.tuple_value.values
+    items.add().tensor_dtype_value = tf.int64.as_datatype_enum
+    items.add().tensor_shape_value.dim.add(size=-1)
+    items.add().none_value.SetInParent()
+    fields = items.add().dict_value.fields
+    fields["b"].bool_value = True
+    fields["s"].string_value = "x"
+    spec = items.add().tensor_spec_value
+    spec.name, spec.dtype = "t", tf.float32.as_datatype_enum
+    spec.shape.dim.add(size=2)
+    decoded = function_deserialization.decode_structure(value)
+    assert decoded[:4] == (tf.int64, tf.TensorShape([None]), None, {"b": True, "s": "x"})
+    assert (decoded[4].name, decoded[4].dtype, decoded[4].shape.as_list()) == \
+        ("t", tf.float32, [2])
+    value = struct_pb2.StructuredValue()
+    value.type_spec_value.type_spec_class_name = "RaggedTensorSpec"
+    with pytest.raises(NotImplementedError, match="type_spec_value"):
+        function_deserialization.decode_structure(value)
 
 
 def test_tensor_shape_takes_its_proto_as_tf_does():

@@ -56,6 +56,10 @@ def decode_structure(value):
         named = value.named_tuple_value
         return collections.namedtuple(named.name, [pair.key for pair in named.values])(
             *[decode_structure(pair.value) for pair in named.values])
+    if kind == "tensor_shape_value":
+        return TensorShape(value.tensor_shape_value)
+    if kind == "tensor_dtype_value":
+        return dtypes.as_dtype(value.tensor_dtype_value)
     if kind == "tensor_spec_value":
         spec = value.tensor_spec_value
         return TensorSpec(TensorShape(spec.shape), dtypes.as_dtype(spec.dtype), spec.name or None)
