@@ -38,7 +38,10 @@ REASONS = {
     "saved_model": ("Left out of the SavedModel work: TF graph fingerprints (tfcompat saves "
                     "torch.export programs, not TF graphs), TrackableResource and "
                     "VariablePolicy (device placement), main_op_with_restore."),
-    "distribute": "tf.distribute not built yet (torch.distributed mapping planned).",
+    "distribute": ("Parameter-server training (coordinator, partitioners, RPC), preemption "
+                   "handling and TPUs have no torch.distributed counterpart here; the "
+                   "strategies, contexts and resolvers are in tfcompat.distribute "
+                   "(docs/distributed.md)."),
     "tpu": NO_ACCELERATOR_STACK,
     "xla": NO_ACCELERATOR_STACK,
     "dtensor": NO_ACCELERATOR_STACK,

@@ -271,3 +271,11 @@ def test_only_the_chief_of_several_replicas_writes_callback_files(monkeypatch):
     monkeypatch.setattr(multi_worker_util._job, "placement",
                         Placement(0, 2, 0, 2, "127.0.0.1", 1, "test"))
     assert callbacks._writes_files(model)
+
+
+def test_estimator_run_config_takes_a_strategy_of_one_replica():
+    strategy = tf.distribute.MirroredStrategy()
+    config = tf.estimator.RunConfig(train_distribute=strategy, eval_distribute=strategy)
+    assert config.train_distribute is strategy
+    with pytest.raises(NotImplementedError, match="MultiWorkerMirroredStrategy"):
+        tf.estimator.RunConfig(device_fn=lambda op: "")

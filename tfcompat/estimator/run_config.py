@@ -3,8 +3,9 @@
 TF 1.15's arguments, defaults (a checkpoint every 600 s when neither `save_checkpoints_steps`
 nor `save_checkpoints_secs` is given, summaries every 100 steps, 5 checkpoints kept), checks
 and `replace()`. One process only: the cluster properties have their single-worker values,
-and a `TF_CONFIG` naming a cluster, `train_distribute` / `eval_distribute` and `device_fn`
-raise NotImplementedError. `session_config` is accepted (tfcompat sessions take no options).
+and a `TF_CONFIG` naming a cluster, `device_fn`, and `train_distribute` / `eval_distribute`
+strategies of several replicas raise NotImplementedError (a strategy of one replica, such as
+MirroredStrategy on a machine with one device, trains as without it, as in TF). `session_config` is accepted (tfcompat sessions take no options).
 """
 import copy
 import json
@@ -49,7 +50,9 @@ class TaskType(object):
 
 def _unsupported(what):
     raise NotImplementedError("RunConfig(%s): tfcompat runs Estimators in one process, without "
-                              "distribution strategies or device functions" % what)
+                              "device functions or strategies of several replicas; train "
+                              "on several workers with Keras or a custom loop under "
+                              "MultiWorkerMirroredStrategy (docs/distributed.md)" % what)
 
 
 @tf_export("estimator.RunConfig")
@@ -110,7 +113,8 @@ class RunConfig(object):
                 raise ValueError(message)
         for key in ("train_distribute", "eval_distribute", "experimental_distribute",
                     "device_fn"):
-            if getattr(self, "_" + key) is not None:
+            value = getattr(self, "_" + key)
+            if value is not None and getattr(value, "num_replicas_in_sync", None) != 1:
                 _unsupported(key)
         return self
 
