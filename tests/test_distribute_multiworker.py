@@ -104,3 +104,18 @@ def test_a_failing_worker_ends_the_job_naming_it():
     assert "[rank1]: RuntimeError: worker 1 fails on purpose" in result.stderr
     assert "UnavailableError: worker 0 of 2: a collective with the other workers failed" in \
         result.stderr
+
+
+def test_a_restarted_job_resumes_from_the_chiefs_backup(tmp_path):
+    script = os.path.join(SCRIPTS, "keras_resume_mwms.py")
+    backup = str(tmp_path / "backup")
+    first, second = str(tmp_path / "first%s"), str(tmp_path / "second%s")
+    _run(["run", "--nproc-per-node", "2", script, first, backup, "2"])
+    assert sorted(os.listdir(backup)) == ["chief"]          # the chief's backup only
+    _run(["run", "--nproc-per-node", "2", script, second, backup, "4"])
+    whole = str(tmp_path / "whole%s")
+    _run([script, whole, str(tmp_path / "whole_backup"), "4"])
+    (w0, r0), (w1, r1) = _results(second, [0, 1])
+    assert r0["epochs_run"] == r1["epochs_run"] == 2       # epochs 3 and 4 only
+    np.testing.assert_array_equal(w0, w1)
+    np.testing.assert_allclose(w0, _results(whole, [0])[0][0], atol=1e-5)

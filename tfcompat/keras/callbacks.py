@@ -17,9 +17,11 @@ import numpy as np
 from tensorboard.compat.proto import summary_pb2
 
 from tfcompat._api import tf_export
+from tfcompat.distribute import multi_worker_util
 from tfcompat.summary import summary_v2
 from tfcompat.framework import context
 from tfcompat.train import checkpoint as checkpoint_lib
+from tfcompat.train import saver as saver_lib
 from tfcompat.variables import Variable
 from tfcompat.keras import backend
 
@@ -162,10 +164,19 @@ class Progbar(object):
 
 
 def _writes_files(model):
-    """Whether this worker writes a callback's files: TF's multi-worker Keras keeps only the
-    chief's checkpoints, backups and logs (the other workers write to temporary places)."""
+    """Whether this worker's callback files are kept: TF's multi-worker Keras keeps only the
+    chief's checkpoints, backups and logs."""
     strategy = getattr(model, "distribute_strategy", None)
     return strategy is None or strategy.extended.should_checkpoint
+
+
+def _write_dir(model, directory):
+    """Where this worker writes what belongs in `directory` (TF's distributed_file_utils):
+    the chief there, another worker of several replicas in a `workertemp_<rank>` directory
+    beside it, removed after, so that every worker runs the same saving code."""
+    if _writes_files(model):
+        return directory
+    return os.path.join(directory, "workertemp_%d" % multi_worker_util.current_placement().rank)
 
 
 @tf_export("keras.callbacks.Callback")
@@ -620,9 +631,8 @@ class ModelCheckpoint(Callback):
             self.best = current
         elif self.verbose > 0:
             print("\nEpoch %05d: saving model to %s" % (epoch + 1, filepath))
-        if not _writes_files(self.model):
-            return
-        directory = os.path.dirname(filepath)
+        directory = _write_dir(self.model, os.path.dirname(filepath))
+        filepath = os.path.join(directory, os.path.basename(filepath))
         if directory:
             os.makedirs(directory, exist_ok=True)
         if self.save_weights_only:
@@ -633,6 +643,8 @@ class ModelCheckpoint(Callback):
                                       "pass save_weights_only=True")
         else:
             self.model.save(filepath, overwrite=True)
+        if not _writes_files(self.model):
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 @tf_export("keras.callbacks.EarlyStopping")
@@ -1008,19 +1020,22 @@ class BackupAndRestore(Callback):
     def on_train_begin(self, logs=None):
         self._epoch = Variable(-1, dtype="int64", trainable=False, name="ckpt_saved_epoch")
         checkpoint = checkpoint_lib.Checkpoint(model=self.model, epoch=self._epoch)
+        chief_dir = os.path.join(self.backup_dir, "chief")
+        latest = saver_lib.latest_checkpoint(chief_dir)   # every worker reads the chief's
         self._manager = checkpoint_lib.CheckpointManager(
-            checkpoint, directory=os.path.join(self.backup_dir, "chief"), max_to_keep=1)
-        if self._manager.latest_checkpoint:
-            checkpoint.restore(self._manager.latest_checkpoint)
+            checkpoint, directory=_write_dir(self.model, chief_dir), max_to_keep=1)
+        if latest:
+            checkpoint.restore(latest)
         self.restored_epoch = int(self._epoch.numpy())
 
     def on_epoch_end(self, epoch, logs=None):
         self._epoch.assign(epoch)
-        if _writes_files(self.model):
-            self._manager.save()
+        self._manager.save()
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and _writes_files(self.model):
+        if not _writes_files(self.model):
+            shutil.rmtree(self._manager.directory, ignore_errors=True)
+        elif self.delete_checkpoint:
             shutil.rmtree(os.path.join(self.backup_dir, "chief"), ignore_errors=True)
         self.restored_epoch = None
         self._manager = self._epoch = None
