@@ -28,7 +28,7 @@ LAYERS = [
     ["saved_model"],        # SavedModels: checkpoints + traced functions (torch.export)
     ["keras", "feature_column"],
     ["layers", "metrics"],  # TF1 tf.layers / tf.nn.rnn_cell / tf.metrics are built on Keras
-    ["estimator", "contrib", "compat", "test"],
+    ["estimator", "contrib", "compat", "test", "horovod"],  # horovod: Horovod's TF/Keras API
     ["__init__"],           # imports every layer below (by name) and builds the namespaces
     ["_import_hook"],       # `import tensorflow` as a view of the built package
     ["check", "export"],

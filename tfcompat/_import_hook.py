@@ -9,7 +9,8 @@ A `sys.meta_path` finder, installed first so an installed TensorFlow never loads
 - `tensorflow.python.*` (TF's internal modules) -> a module that finds an attribute by name in
   the registry (`_InternalModule`), with a table for names that differ there;
 - `tensorflow.core.*.NAME_pb2` -> the same protobuf module shipped by tensorboard;
-- `keras` and `keras.*` -> `tf.keras` (Keras 2, as TensorFlow 2.15 installs it).
+- `keras` and `keras.*` -> `tf.keras` (Keras 2, as TensorFlow 2.15 installs it);
+- `horovod` and `horovod.*` -> `tfcompat.horovod` (Horovod's TensorFlow and Keras APIs).
 
 A module path tfcompat does not provide raises ImportError naming it.
 """
@@ -25,6 +26,7 @@ import tfcompat
 import tfcompat
 
 _ROOT = "tensorflow"
+_HOROVOD = "horovod"
 
 # TF's internal packages (under tensorflow.python) and modules that scripts import. A path is
 # importable when it is listed or is a prefix of a listed one.
@@ -244,6 +246,17 @@ def _namespace(rest):
     return module if isinstance(module, _api.Namespace) else None
 
 
+def _horovod_target(fullname):
+    """tfcompat's module for `horovod.<...>`, or ImportError naming what exists."""
+    try:
+        return importlib.import_module("tfcompat." + fullname)
+    except ModuleNotFoundError as e:
+        if e.name != "tfcompat." + fullname:
+            raise
+    raise _missing(fullname, "tfcompat provides Horovod's TensorFlow and Keras APIs only "
+                             "(horovod.tensorflow, horovod.tensorflow.keras, horovod.keras)")
+
+
 def _proto_target(fullname, rest):
     parts = rest.split(".")
     if len(parts) == 1 or (len(parts) == 2 and parts[1] in _PROTO_PACKAGES):
@@ -282,13 +295,16 @@ class _Loader(importlib.abc.Loader):
 class TensorFlowFinder(importlib.abc.MetaPathFinder):
     """Resolves `tensorflow` and `tensorflow.*` imports to tfcompat, and `keras` / `keras.*`
     to `tf.keras`: TensorFlow 2.15 installs Keras 2.15 as `keras`, and TF1-era scripts used
-    standalone Keras 2 on the TensorFlow backend, whose public API tf.keras has."""
+    standalone Keras 2 on the TensorFlow backend, whose public API tf.keras has. `horovod.*`
+    imports give tfcompat's Horovod API."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "keras" or fullname.startswith("keras."):
             module = _target(_ROOT + "." + fullname)
         elif fullname == _ROOT or fullname.startswith(_ROOT + "."):
             module = _target(fullname)
+        elif fullname == _HOROVOD or fullname.startswith(_HOROVOD + "."):
+            module = _horovod_target(fullname)
         else:
             return None
         # is_package: `import tensorflow.keras.layers` needs a __path__ on the parent

@@ -1,0 +1,1 @@
+"""What `horovod.tensorflow.keras` and `horovod.keras` share (`horovod/_keras`)."""

@@ -1,0 +1,1 @@
+"""Horovod's framework-independent basics (`horovod.common`)."""
