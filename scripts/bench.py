@@ -2,9 +2,10 @@
 
 Each workload is measured side by side in one run, repetitions interleaved, medians
 reported. Columns: raw torch eager, torch.compile (where it applies), tfcompat eager,
-tfcompat graph (Session.run, uncompiled), tfcompat graph compiled (TFCOMPAT_COMPILE=1), the
-ratios of tfcompat to raw torch eager, compile+first-step times, and notes (other variants,
-targets from the issues, reference figures of real TensorFlow).
+tfcompat graph (Session.run, uncompiled), tfcompat graph compiled (TFCOMPAT_COMPILE=1),
+tfcompat tf.function (the deep-graph rows of bench_deep.py), the ratios of tfcompat to raw
+torch eager, compile+first-step times, and notes (other variants, targets from the issues,
+reference figures of real TensorFlow).
 
     python scripts/bench.py [--quick] [--json FILE] [--only mlp,cnn,...]
 
@@ -31,6 +32,7 @@ import torch
 import bench_checkpoint
 import bench_conv
 import bench_data
+import bench_deep
 import bench_eager
 import bench_graph
 import bench_keras
@@ -40,9 +42,10 @@ import tfcompat as tf
 from tfcompat import cli
 
 COLUMNS = ("torch eager", "torch.compile", "tfcompat eager", "tfcompat graph",
-           "tfcompat graph compiled")
+           "tfcompat graph compiled", "tfcompat tf.function")
 SHORT = {"torch eager": "torch", "torch.compile": "t.compile", "tfcompat eager": "tf eager",
-         "tfcompat graph": "tf graph", "tfcompat graph compiled": "graph+comp"}
+         "tfcompat graph": "tf graph", "tfcompat graph compiled": "graph+comp",
+         "tfcompat tf.function": "tf.func"}
 
 
 def row(workload, unit, values, compile_seconds=None, note=""):
@@ -142,6 +145,16 @@ def conv_inference(quick):
                 note="torch NCHW input; " + extra_variants(values))]
 
 
+def deep_graphs(name):
+    """Rows of a bench_deep workload (graphs shaped like real TF1 training graphs)."""
+    def rows(quick):
+        return [row(title, "ms/step", {k: v * 1e3 for k, v in medians.items()},
+                    note="graph/eager %.2fx" % (medians["tfcompat graph"]
+                                                / medians["tfcompat eager"]))
+                for title, medians in bench_deep.measure(name, quick)]
+    return rows
+
+
 def keras_fit(quick):
     keras_seconds, torch_seconds = bench_keras.measure_fit(
         samples=1024 if quick else 4096, repeats=3 if quick else 7)[:2]
@@ -210,7 +223,9 @@ def import_time(quick):
 
 
 WORKLOADS = {"op": small_op, "matmul": matmul_add, "mlp": mlp, "cnn": cnn, "a20": a20,
-             "resnet": resnet_block, "conv": conv_inference, "fit": keras_fit, "data": data,
+             "resnet": resnet_block, "deep": deep_graphs("deep"), "lstm": deep_graphs("lstm"),
+             "towers": deep_graphs("towers"), "resnet20": deep_graphs("resnet20"),
+             "conv": conv_inference, "fit": keras_fit, "data": data,
              "checkpoint": checkpoint, "summary": summary, "memory": memory,
              "import": import_time}
 
@@ -221,7 +236,7 @@ WORKLOADS = {"op": small_op, "matmul": matmul_add, "mlp": mlp, "cnn": cnn, "a20"
 def ratios(values):
     base = values.get("torch eager")
     return {k: values[k] / base for k in ("tfcompat eager", "tfcompat graph",
-                                          "tfcompat graph compiled")
+                                          "tfcompat graph compiled", "tfcompat tf.function")
             if base and k in values}
 
 
