@@ -191,6 +191,15 @@ CORPUS = [
     entry("tf2_guide_function", "tf2", "tfdocs", DOCS + "guide/function.ipynb",
           "tf.function retracing, input_signature, autograph, side effects",
           [("number=10", "number=2")]),
+    entry("tf2_distribute_custom_training", "tf2", "tfdocs",
+          DOCS + "tutorials/distribute/custom_training.ipynb",
+          "MirroredStrategy custom loop: distributed datasets, run/reduce, "
+          "compute_average_loss, metrics and checkpoints in scope",
+          [("fashion_mnist.load_data()", "__import__('_corpus_data').mnist_load_data()"),
+           ("EPOCHS = 10", "EPOCHS = 1")]),
+    entry("tf2_distribute_input", "tf2", "tfdocs", DOCS + "tutorials/distribute/input.ipynb",
+          "virtual CPUs, distributed datasets and iterators, get_next_as_optional, "
+          "distribute_datasets_from_function, element_spec signatures"),
     # ---- TF 1.x era -------------------------------------------------------------------
     entry("tf1_aymeric_helloworld", "tf1", "aymeric", V1 + "1_Introduction/helloworld.py",
           "Session.run of a string constant"),

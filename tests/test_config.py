@@ -192,6 +192,49 @@ def test_inter_op_threads_in_a_fresh_process():
     assert proc.stdout.split() == ["2", "2"]
 
 
+def test_session_config_sets_intra_op_threads():
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        with tf.Graph().as_default():
+            tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=0))
+            assert torch.get_num_threads() == 2       # 0: the count stays the system's
+            sess = tf.compat.v1.Session(
+                config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1))
+            assert torch.get_num_threads() == 1
+            assert sess.run(tf.constant(2.0) * 3.0) == 6.0
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_session_config_inter_op_threads_after_start(monkeypatch):
+    def refuse(n):
+        raise RuntimeError("cannot set number of interop threads after parallel work has started")
+    monkeypatch.setattr(torch, "set_num_interop_threads", refuse)
+    config_proto = tf.compat.v1.ConfigProto(
+        inter_op_parallelism_threads=torch.get_num_interop_threads() + 1)
+    with tf.Graph().as_default():      # the running pool stays, as TF keeps its global pool
+        assert tf.compat.v1.Session(config=config_proto).run(tf.constant(1)) == 1
+
+
+def test_session_config_thread_counts_in_a_fresh_process():
+    code = textwrap.dedent("""
+        import torch
+        import tfcompat as tf
+        config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1,
+                                          inter_op_parallelism_threads=3)
+        with tf.compat.v1.Session(config=config) as sess:
+            sess.run(tf.constant(1.0) + 1.0)
+        print(torch.get_num_threads(), torch.get_num_interop_threads())
+        """)
+    env = {**os.environ, "PYTHONPATH": REPO}
+    env.pop("OMP_NUM_THREADS", None)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["1", "3"]
+
+
 def test_jit_and_optimizer_options(fresh_settings):
     assert tf.config.optimizer.get_jit() == ""
     tf.config.optimizer.set_jit(True)
@@ -340,3 +383,17 @@ def test_test_main_runs_the_scripts_tests(tmp_path):
                               cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
         assert proc.returncode == code, proc.stderr
         assert "Ran 2 tests" in proc.stderr
+
+
+def test_logical_cpus_as_tf_lists_them(monkeypatch):
+    monkeypatch.setattr(config._settings, "logical", {})
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    assert tf.config.get_logical_device_configuration(cpu) is None
+    tf.config.set_logical_device_configuration(
+        cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(2)])
+    assert [d.name for d in tf.config.list_logical_devices("CPU")] == ["/device:CPU:0",
+                                                                      "/device:CPU:1"]
+    assert len(tf.config.experimental.get_virtual_device_configuration(cpu)) == 2
+    with pytest.raises(ValueError, match="memory limit on CPU"):
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.experimental.VirtualDeviceConfiguration(memory_limit=64)])

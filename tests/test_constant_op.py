@@ -121,3 +121,15 @@ def test_tensor_repr_breaks_the_line_only_for_multi_line_arrays():
         "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>"
     assert repr(tf.constant([[1.0, 2.0], [3.0, 4.0]])).startswith(
         "<tf.Tensor: shape=(2, 2), dtype=float32, numpy=\narray([[1., 2.],")
+
+
+def test_format_gives_the_value_as_numpy_formats_it():
+    """Real TF 2.21: "{}".format(t) formats t.numpy() (a 0-d array: Python's float repr)."""
+    assert "{}".format(tf.constant(2.5)) == "2.5"
+    assert "{}".format(tf.constant(2.3093991)) == "2.309399127960205"
+    assert "{}".format(tf.constant([1.5, 2.0])) == "[1.5 2. ]"
+    assert "{:.2f}".format(tf.constant(2.5)) == "2.50"
+    assert "{:>8}".format(tf.constant(1.25)) == "    1.25"
+    assert "{}".format(tf.constant("ab")) == "b'ab'"
+    assert f"{tf.constant(3)}" == "3"
+    assert "%s" % tf.constant(1.0) == "tf.Tensor(1.0, shape=(), dtype=float32)"

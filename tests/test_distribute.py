@@ -279,3 +279,13 @@ def test_estimator_run_config_takes_a_strategy_of_one_replica():
     assert config.train_distribute is strategy
     with pytest.raises(NotImplementedError, match="MultiWorkerMirroredStrategy"):
         tf.estimator.RunConfig(device_fn=lambda op: "")
+
+
+def test_mirrored_strategy_over_logical_cpus_says_to_launch_processes(monkeypatch):
+    from tfcompat import config
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    monkeypatch.setattr(config._settings, "logical", {
+        cpu: [tf.config.LogicalDeviceConfiguration() for _ in range(2)]})
+    with pytest.raises(NotImplementedError, match="--nproc-per-node 2"):
+        tf.distribute.MirroredStrategy()
+    assert tf.distribute.OneDeviceStrategy("/cpu:1").num_replicas_in_sync == 1

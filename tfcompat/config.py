@@ -29,9 +29,23 @@ LogicalDevice = tf_export("config.LogicalDevice")(
     collections.namedtuple("LogicalDevice", ["name", "device_type"]))
 
 
+@tf_export("config.LogicalDeviceConfiguration",
+           "config.experimental.VirtualDeviceConfiguration")
+class LogicalDeviceConfiguration(collections.namedtuple(
+        "LogicalDeviceConfiguration",
+        ["memory_limit", "experimental_priority", "experimental_device_ordinal"])):
+    """One logical device to make of a physical one (`memory_limit` in MB for a GPU)."""
+
+    def __new__(cls, memory_limit=None, experimental_priority=None,
+                experimental_device_ordinal=None):
+        return super(LogicalDeviceConfiguration, cls).__new__(
+            cls, memory_limit, experimental_priority, experimental_device_ordinal)
+
+
 class _Settings(object):
     def __init__(self):
         self.visible = None            # list of PhysicalDevice; None: all
+        self.logical = {}              # PhysicalDevice -> [LogicalDeviceConfiguration]
         self.placed_by_config = None   # the default device set_visible_devices chose
         self.memory_growth = {}
         self.functions_run_eagerly = False
@@ -72,7 +86,8 @@ def list_physical_devices(device_type=None):
 @tf_export("config.list_logical_devices", "config.experimental.list_logical_devices")
 def list_logical_devices(device_type=None):
     """The visible devices under the names ops are placed on (`/device:GPU:0`, ...)."""
-    devices = [LogicalDevice("/device:CPU:0", "CPU")]
+    cpus = len(_settings.logical.get(_all_physical_devices()[0], [None]))
+    devices = [LogicalDevice("/device:CPU:%d" % i, "CPU") for i in range(cpus)]
     devices += [LogicalDevice("/device:GPU:%d" % i, "GPU")
                 for i in range(len(visible_gpu_indices()))]
     return [d for d in devices if device_type is None or d.device_type == device_type]
@@ -102,6 +117,48 @@ def set_visible_devices(devices, device_type=None):
     gpus = visible_gpu_indices()
     device = torch.device("cuda", gpus[0]) if gpus else torch.device("cpu")
     context._process.default_device = _settings.placed_by_config = device
+
+
+@tf_export("config.set_logical_device_configuration",
+           "config.experimental.set_virtual_device_configuration")
+def set_logical_device_configuration(device, logical_devices):
+    """Split a physical device into logical ones, before any tensor is placed, as TF does.
+
+    CPU: any number of logical CPUs (`/device:CPU:0..n-1`), all computing on the host, as
+    TF's do. GPU: one logical GPU with a `memory_limit` (MB), enforced as torch's
+    per-process memory fraction of that GPU; several logical GPUs on one physical GPU are not
+    supported (NotImplementedError)."""
+    _check_device(device)
+    logical = list(logical_devices) if logical_devices is not None else []
+    if _settings.logical.get(device) == logical:
+        return
+    placed = context.state.default_device
+    if placed is not None and placed != _settings.placed_by_config:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    if device.device_type == "CPU":
+        if any(c.memory_limit is not None for c in logical):
+            raise ValueError("Setting memory limit on CPU virtual devices is currently not "
+                             "supported")
+    elif device.device_type == "GPU":
+        if len(logical) > 1:
+            raise NotImplementedError(
+                "tf.config.set_logical_device_configuration with %d logical GPUs on one "
+                "physical GPU: tfcompat maps each logical GPU to a physical one; give one "
+                "LogicalDeviceConfiguration(memory_limit=...) per GPU" % len(logical))
+        if logical and logical[0].memory_limit is not None:
+            index = int(device.name.rpartition(":")[2])
+            total = torch.cuda.get_device_properties(index).total_memory
+            torch.cuda.set_per_process_memory_fraction(
+                min(1.0, logical[0].memory_limit * (1 << 20) / float(total)), index)
+    _settings.logical[device] = logical
+
+
+@tf_export("config.get_logical_device_configuration",
+           "config.experimental.get_virtual_device_configuration")
+def get_logical_device_configuration(device):
+    """The logical devices set for a physical device (None when not set)."""
+    _check_device(device)
+    return _settings.logical.get(device)
 
 
 @tf_export("config.get_visible_devices", "config.experimental.get_visible_devices")

@@ -10,10 +10,9 @@ up to which examples each worker reads). `OFF` gives every replica the whole of 
 element. Batches from `distribute_datasets_from_function` are per replica already.
 """
 from tfcompat._api import tf_export
-from tfcompat.data import dataset_ops, optional_ops
+from tfcompat.data import dataset_ops
 from tfcompat.data.options import AutoShardPolicy
-from tfcompat.framework import errors, ops
-from tfcompat.framework.tensor import EagerTensor
+from tfcompat.ops import array_ops, math_ops
 from tfcompat.util.nest import flatten, map_structure
 
 
@@ -37,17 +36,26 @@ def _static_batch_size(dataset):
     return None, False
 
 
-def _rows(element, start, stop):
-    def cut(t):
-        if type(t) is EagerTensor:
-            return EagerTensor(t._t[start:stop])
-        return ops.convert_to_tensor(t)[start:stop]
-    return map_structure(cut, element)
+def _replica_part(dataset, rank, size):
+    """The dataset of replica `rank`'s parts: its rows of every batch, or (unbatched) every
+    `size`-th element from `rank`, as a tf.data pipeline so it also iterates in graphs."""
+    global_size, batched = _static_batch_size(dataset)
+    if not batched:
+        return dataset.shard(size, rank)
 
+    def rows(*element):
+        element = element[0] if len(element) == 1 else element
+        if global_size is not None:
+            sizes = replica_batch_sizes(global_size, size)
+            start, stop = sum(sizes[:rank]), sum(sizes[:rank + 1])
+        else:
+            count = array_ops.shape(flatten(element)[0])[0]
+            base, extra = count // size, count % size
+            start = base * rank + math_ops.minimum(extra, rank)
+            stop = start + base + math_ops.cast(extra > rank, count.dtype)
+        return map_structure(lambda t: t[start:stop], element)
 
-def _leading_size(element):
-    """The number of rows of a batch (its first component's leading dimension)."""
-    return int(flatten(element)[0].shape[0])
+    return dataset.map(rows)
 
 
 def _policy(dataset):
@@ -59,49 +67,35 @@ def _policy(dataset):
 
 @tf_export("distribute.DistributedDataset")
 class DistributedDataset(object):
-    """A dataset whose iterators give this worker's replica its part of each element."""
+    """A dataset whose iterators give this worker's replica its part of each element.
+
+    Iterated eagerly, or in a tf.function (`for x in dist_dataset:` becomes TF's dataset
+    loop), like the tf.data dataset of the parts it holds."""
 
     def __init__(self, dataset, workers, options=None):
         self._dataset = dataset
-        self._workers = workers
         self._options = options
-        self._split = workers is not None and workers.size > 1 and \
+        split = workers is not None and workers.size > 1 and \
             _policy(dataset) != AutoShardPolicy.OFF
+        self._local = _replica_part(dataset, workers.rank, workers.size) if split \
+            else dataset
 
     def __iter__(self):
-        return DistributedIterator(self)
+        return DistributedIterator(self._local)
 
     @property
     def element_spec(self):
-        spec = self._dataset.element_spec
-        if not self._split:
-            return spec
-        if not _static_batch_size(self._dataset)[1]:
-            return spec
-        return map_structure(lambda s: dataset_ops._batched_spec(
-            dataset_ops._unbatched_spec(s), None), spec)
+        return self._local.element_spec
 
-    def _local_elements(self):
-        if not self._split:
-            yield from self._dataset
-            return
-        rank, size = self._workers.rank, self._workers.size
-        global_size, batched = _static_batch_size(self._dataset)
-        for index, element in enumerate(self._dataset):
-            if not batched:
-                if index % size == rank:
-                    yield element
-                continue
-            rows = _leading_size(element)
-            sizes = replica_batch_sizes(global_size or rows, size)
-            start = sum(sizes[:rank])
-            yield _rows(element, min(start, rows), min(start + sizes[rank], rows))
+    # what AutoGraph's dataset loop asks of a dataset (a loop inside a tf.function)
+    def cardinality(self):
+        return self._local.cardinality()
+
+    def make_initializable_iterator(self, shared_name=None):
+        return self._local.make_initializable_iterator(shared_name)
 
     def reduce(self, initial_state, reduce_fn):
-        state = initial_state
-        for element in self:
-            state = reduce_fn(state, element)
-        return state
+        return self._local.reduce(initial_state, reduce_fn)
 
     def __repr__(self):
         return "<tf.distribute.DistributedDataset of %r>" % (self._dataset,)
@@ -109,30 +103,24 @@ class DistributedDataset(object):
 
 @tf_export("distribute.DistributedIterator")
 class DistributedIterator(object):
-    """An iterator over a DistributedDataset (`next`, `get_next`, `get_next_as_optional`)."""
+    """An iterator over a DistributedDataset (`next`, `get_next`, `get_next_as_optional`):
+    the iterator of its parts' dataset."""
 
-    def __init__(self, distributed_dataset):
-        self._distributed = distributed_dataset
-        self._elements = distributed_dataset._local_elements()
+    def __init__(self, local_dataset):
+        self._iterator = iter(local_dataset)
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        return next(self._elements)
+        return next(self._iterator)
 
     def get_next(self, name=None):
-        try:
-            return next(self._elements)
-        except StopIteration:
-            raise errors.OutOfRangeError(None, None, "End of sequence")
+        return self._iterator.get_next()
 
     def get_next_as_optional(self):
-        try:
-            return optional_ops.Optional.from_value(next(self._elements))
-        except StopIteration:
-            return optional_ops.Optional.empty(self._distributed.element_spec)
+        return self._iterator.get_next_as_optional()
 
     @property
     def element_spec(self):
-        return self._distributed.element_spec
+        return self._iterator.element_spec

@@ -10,6 +10,7 @@ import logging
 
 import torch
 
+from tfcompat import config
 from tfcompat._api import tf_export
 from tfcompat.distribute import multi_worker_util
 from tfcompat.distribute.distribute_lib import Strategy, StrategyExtended
@@ -54,6 +55,15 @@ class MirroredStrategy(Strategy):
                 "process cannot mirror over %d devices. Launch one process per device: "
                 "`tfcompat run --nproc-per-node %d script.py` (see docs/distributed.md)."
                 % (devices, len(devices), len(devices)))
+        logical_cpus = len(config.list_logical_devices("CPU"))
+        if where.size == 1 and devices is None and logical_cpus > 1 and \
+                not torch.cuda.is_available():
+            raise NotImplementedError(
+                "MirroredStrategy() over the %d logical CPUs set with "
+                "tf.config.set_logical_device_configuration: TF would make %d replicas in "
+                "this process, and tfcompat runs one replica per process. Launch one process "
+                "per replica instead: `tfcompat run --nproc-per-node %d script.py` (see "
+                "docs/distributed.md)." % (logical_cpus, logical_cpus, logical_cpus))
         if where.size == 1 and devices is None and torch.cuda.device_count() > 1:
             _log.warning("MirroredStrategy: this process trains on 1 of the %d GPUs; run "
                          "`tfcompat run --nproc-per-node %d script.py` to train on all of "

@@ -215,9 +215,8 @@ class EagerTensor(Tensor):
             "\n" if "\n" in text else "", text, self.shape, self.dtype.name)
 
     def __format__(self, format_spec):
-        if self._t.ndim == 0 and format_spec:
-            return format(self.numpy().item(), format_spec)
-        return format(str(self), format_spec)
+        """TF 2's: the value as numpy formats it (`"{}".format(t)` is "2.5", not the repr)."""
+        return format(np.asarray(self.numpy()), format_spec)
 
     # ---------------------------------------------------------------- torch interop
     @classmethod

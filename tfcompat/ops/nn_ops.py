@@ -212,8 +212,8 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
                          "at least rank 1. Received: %s" % (per_example_loss,))
     if sample_weight is not None:
         loss = (loss * to_torch(sample_weight, dtypes.from_torch(loss.dtype))).to(loss.dtype)
-    if global_batch_size is None:
-        global_batch_size = loss.shape[0] * _replica_count("compute_average_loss")
+    if global_batch_size is None:   # a size a graph may know only symbolically
+        return torch.sum(loss) / (loss.shape[0] * _replica_count("compute_average_loss"))
     size = to_torch(global_batch_size)
     if size.ndim != 0:
         raise errors.InvalidArgumentError("global_batch_size must be scalar.")
