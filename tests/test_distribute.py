@@ -289,3 +289,19 @@ def test_mirrored_strategy_over_logical_cpus_says_to_launch_processes(monkeypatc
     with pytest.raises(NotImplementedError, match="--nproc-per-node 2"):
         tf.distribute.MirroredStrategy()
     assert tf.distribute.OneDeviceStrategy("/cpu:1").num_replicas_in_sync == 1
+
+
+def test_keras_models_train_with_the_strategy_they_were_compiled_under():
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        model.compile("sgd", "mse")
+    assert model.distribute_strategy is strategy
+    other = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    other.compile("sgd", "mse", distribute=strategy)       # TF 1.13-1.14's argument
+    assert other.distribute_strategy is strategy
+    seen = []
+    other.fit(np.ones((4, 2), np.float32), np.ones((4, 1), np.float32), verbose=0,
+              callbacks=[tf.keras.callbacks.LambdaCallback(
+                  on_epoch_end=lambda e, l: seen.append(tf.distribute.get_strategy()))])
+    assert seen == [strategy]

@@ -538,7 +538,9 @@ class Model(Network):
             raise NotImplementedError("sample_weight_mode=%r is not implemented by tfcompat "
                                       "(per-timestep weights: pass 2-D sample weights with "
                                       "sample_weight_mode=None)" % (sample_weight_mode,))
-        if distribution.has_strategy():
+        if kwargs.get("distribute") is not None:     # TF 1.13-1.14's compile(distribute=)
+            self._distribution_strategy = kwargs["distribute"]
+        elif distribution.has_strategy():
             self._distribution_strategy = distribution.get_strategy()
         self.optimizer = self._get_optimizer(optimizer)
         self.loss = loss
