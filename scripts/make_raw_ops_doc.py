@@ -4,7 +4,9 @@ of the op types in real TF graphs (tests/fixtures/tf_graphdefs/op_frequency.json
 fixtures' frozen graphs and 20 tf.keras.applications models written by real TF, their
 library functions included; tests/fixtures/tf1_meta/op_frequency.json: TF1 training
 graphs and a TF1 SavedModel, imported as meta graphs; tests/fixtures/tf2_saved_model/
-op_frequency.json: the functions of TF 2 SavedModels, a tf.Module and a Keras model).
+op_frequency.json: the functions of TF 2 SavedModels, a tf.Module and a Keras model;
+tests/fixtures/tf1_control_flow/op_frequency.json: TF1 while loops and conds, a frozen
+dynamic_rnn and its training meta graph).
 
     python scripts/make_raw_ops_doc.py
 """
@@ -12,12 +14,15 @@ import json
 import os
 import re
 
-from tfcompat.ops import importer, raw_ops
+from tfcompat.ops import importer, importer_control_flow, raw_ops
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SYMBOLS = os.path.join(REPO, "tfcompat", "_symbols", "tf2.txt")
 FREQUENCIES = [os.path.join(REPO, "tests", "fixtures", folder, "op_frequency.json")
-               for folder in ("tf_graphdefs", "tf1_meta", "tf2_saved_model")]
+               for folder in ("tf_graphdefs", "tf1_meta", "tf2_saved_model",
+                              "tf1_control_flow")]
+# graphs imported as meta graphs (their variables built)
+META_GRAPHS = ("tf1_meta/", "tf1_control_flow/train")
 DOC = os.path.join(REPO, "docs", "raw_ops.md")
 
 # (reason, test on the op type and its definition), the first that applies
@@ -31,9 +36,11 @@ _REASONS = [
      lambda name, d: "Dataset" in name or "Iterator" in name),
     ("function call: inlined by tf.import_graph_def and SavedModel loading, not a raw op",
      lambda name, d: name in importer.FUNCTION_CALLS),
-    ("control-flow op (TF1 while loops, Case): a later milestone",
-     lambda name, d: name in ("Case", "StatelessCase", "Enter", "Exit", "Merge", "Switch",
-                              "NextIteration", "LoopCond")),
+    ("TF1 control flow: tf.import_graph_def builds the while loops and conds these nodes "
+     "form as tfcompat's while_loop and cond; not a raw op",
+     lambda name, d: name in importer_control_flow.V1_CONTROL_FLOW_OPS),
+    ("control-flow op (Case): a later milestone",
+     lambda name, d: name in ("Case", "StatelessCase")),
     ("a variable: built by tf.train.import_meta_graph and SavedModel loading (as a "
      "tfcompat Variable), not by tf.import_graph_def",
      lambda name, d: name in importer.VARIABLE_OPS + importer.VARIABLE_CHECKS),
@@ -52,7 +59,8 @@ def _builds(op_type, meta_graph):
     """Whether tf.import_graph_def builds nodes of `op_type`: a raw op, or a call of the
     GraphDef's own library function (inlined); importing a `meta_graph` builds variables
     too."""
-    return op_type in raw_ops.RAW_OPS or op_type in importer.FUNCTION_CALLS or (
+    return op_type in raw_ops.RAW_OPS or op_type in importer.FUNCTION_CALLS or \
+        op_type in importer_control_flow.V1_CONTROL_FLOW_OPS or (
         meta_graph and op_type in importer.VARIABLE_OPS + importer.VARIABLE_CHECKS)
 
 
@@ -66,7 +74,7 @@ def _coverage_lines():
     lines = ["| graph (real TF %s) | op types covered | nodes covered | missing |"
              % ", ".join(sorted(versions)), "|---|---|---|---|"]
     for graph, counts in sorted(graphs.items()):
-        meta_graph = graph.startswith("tf1_meta/")
+        meta_graph = graph.startswith(META_GRAPHS)
         covered = [t for t in counts if _builds(t, meta_graph)]
         nodes = sum(counts[t] for t in covered)
         missing = ", ".join("%s (%d)" % (t, n) for t, n in counts.items()
@@ -96,7 +104,10 @@ def render():
         "Variables; the Saver's nodes (`save/`) are left to the Saver made from the "
         "SaverDef. The tf1_meta graphs' counts leave those out. `tf.saved_model.load` "
         "of a TF 2 SavedModel builds its functions the same way; `While` and `If` "
-        "take library functions, TensorLists are tfcompat TensorArrays.",
+        "take library functions, TensorLists are tfcompat TensorArrays. TF1 while loops "
+        "and conds (Enter, Merge, Switch, LoopCond, NextIteration, Exit nodes) are built "
+        "as tfcompat's while_loop and cond, TF1 TensorArrays (TensorArrayV3 ops) as "
+        "tfcompat TensorArrays.",
         "",
         "**%d of %d raw ops supported.**" % (len(supported), len(names)),
         "",

@@ -10,13 +10,16 @@ convolutions freeze to) are inlined under the call's name; a function attr (`Whi
 `body`, `If`'s branches) reaches its raw op as a callable building that library function
 where it is called (`import_function` builds one for a caller: a real TF 2 SavedModel's
 functions). Variables (TF's resource inputs) and TensorArrays (TF's TensorList variants)
-flow between nodes as themselves; `Identity` passes them on. Small int32 constants reach
+flow between nodes as themselves; `Identity` passes them on. TF1 while loops and conds
+(control flow v1: Enter/Merge/Switch/NextIteration/Exit nodes) are built as tfcompat's
+while_loop and cond (`importer_control_flow`). Small int32 constants reach
 their consumers as values (as TF's shape inference reads them). Every op type we lack is
 reported at once, with counts, before anything is built. Lives
 in ops/, above TF's framework/ path, because it calls the raw ops. Devices in the NodeDefs
 are not kept (ops go where the importing code places them).
 """
 import collections
+import contextlib
 
 from tensorboard.compat.proto import graph_pb2
 
@@ -24,7 +27,7 @@ from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.graph import Operation, SymbolicTensor, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.ops import raw_ops
+from tfcompat.ops import importer_control_flow, raw_ops
 from tfcompat.ops.tensor_array_ops import TensorArray
 
 
@@ -77,7 +80,8 @@ def _check_op_types(graph_def, library, with_variables=False):
     """One error naming every op type of `graph_def` we cannot build: NotFoundError when
     some are not TensorFlow ops at all (as TF's "Op type not registered"), else
     UnsupportedOpsError. Variables count as built `with_variables`."""
-    built = VARIABLE_OPS + VARIABLE_CHECKS if with_variables else ()
+    built = importer_control_flow.V1_CONTROL_FLOW_OPS + \
+        (VARIABLE_OPS + VARIABLE_CHECKS if with_variables else ())
     missing = collections.Counter(op_type for op_type in _node_op_types(graph_def.node,
                                                                          library)
                                   if op_type not in raw_ops.RAW_OPS and op_type not in built)
@@ -170,7 +174,7 @@ def _topological_order(nodes, arguments=()):
                 ready.append(dependent)
     if len(ordered) != len(nodes):
         cycle = sorted(name for name, count in waiting.items() if count)
-        raise ValueError("graph_def has a cycle (TF1 while loops are not supported): %s"
+        raise ValueError("graph_def has a cycle: %s"
                          % ", ".join(cycle[:5]))
     return ordered
 
@@ -228,15 +232,20 @@ def _flat_values(made):
 
 class _Importer(object):
     """Builds nodes in `graph`. With `exact_names` (tf.import_graph_def) each op is named
-    `scope` + its node's name; else (a function body, which a loop may trace more than
-    once) nodes are named in the current name scope, made unique by the graph."""
+    `scope` + its node's name; else (a function body or a TF1 loop body or branch, which
+    a loop may trace more than once) nodes are named in the current name scope without
+    `strip` (their loop's or cond's scope in the file), made unique by the graph. A
+    `parent` importer gives the values of nodes this one does not build."""
 
-    def __init__(self, graph, scope, input_map, library, exact_names=True, make_variable=None):
+    def __init__(self, graph, scope, input_map, library, exact_names=True, make_variable=None,
+                 parent=None, strip=""):
         self.graph = graph
         self.scope = scope
         self.library = library
         self.exact_names = exact_names
         self.make_variable = make_variable
+        self.parent = parent
+        self.strip = strip
         self.input_map = {_tensor_key(k): v for k, v in input_map.items()}
         self.used_inputs = set()
         self.ops = {}       # node name in graph_def -> Operation
@@ -288,6 +297,8 @@ class _Importer(object):
             return self.int_constants[key[0]]
         if key[0] in self.values:
             return self.values[key[0]][key[1]]
+        if key[0] not in self.ops and self.parent is not None:
+            return self.parent.tensor(reference)
         op = self.ops[key[0]]
         if key[1] >= len(op.outputs):
             raise ValueError("Node input %r: op %s has only %d outputs"
@@ -296,22 +307,51 @@ class _Importer(object):
 
     def import_nodes(self, nodes):
         for node in nodes:
-            try:
+            with self.reporting("node %r (op %s)" % (self.scope + node.name, node.op)):
                 if node.op in FUNCTION_CALLS:
                     self.import_call(node)
                 elif node.op in VARIABLE_OPS + VARIABLE_CHECKS and self.make_variable:
                     self.import_variable_node(node)
                 else:
                     self.import_node(node)
-            except NodeImportError:
-                raise
-            except (KeyError, IndexError, ValueError, TypeError, RuntimeError,
-                    errors.OpError) as error:
-                # TF's importer reports a node it cannot add as a ValueError naming it
-                first_line = (str(error) or type(error).__name__).splitlines()[0]
-                raise NodeImportError("Cannot import node %r (op %s) of graph_def: %s"
-                                 % (self.scope + node.name, node.op, first_line)) \
-                    .with_traceback(None) from error
+
+    @contextlib.contextmanager
+    def reporting(self, what):
+        """Errors building `what` raised as TF's importer reports a node it cannot add:
+        a ValueError naming it (once, for the innermost)."""
+        try:
+            yield
+        except NodeImportError:
+            raise
+        except (KeyError, IndexError, ValueError, TypeError, RuntimeError,
+                errors.OpError) as error:
+            first_line = (str(error) or type(error).__name__).splitlines()[0]
+            raise NodeImportError("Cannot import %s of graph_def: %s" % (what, first_line)) \
+                .with_traceback(None) from error
+
+    def nested(self, input_map, strip):
+        """An importer for a TF1 loop body or cond branch being traced: `input_map` gives
+        the values its nodes read from the loop or cond, this importer the others."""
+        return _Importer(get_default_graph(), self.scope, input_map, self.library,
+                         exact_names=False,
+                         make_variable=self.make_variable, parent=self, strip=strip + "/")
+
+    def op_scope(self, scope):
+        """The `name` of the op built for a loop or cond whose nodes are under `scope` in
+        the file: that scope itself with exact names, else made unique."""
+        return self.scope + scope + "/" if self.exact_names else self.relative_name(scope)
+
+    def relative_name(self, name):
+        return name[len(self.strip):] if self.strip and name.startswith(self.strip) else name
+
+    def set_output(self, node_name, value):
+        """The value of node `node_name` built by others (a TF1 loop's Exit, a cond's
+        Merge): with exact names an Identity of it so named (a TensorArray as it is)."""
+        if self.exact_names and isinstance(value, SymbolicTensor):
+            self.ops[node_name] = raw_ops.RAW_OPS["Identity"](
+                input=value, name=self.scope + node_name + "/").op
+        else:
+            self.values[node_name] = [value]
 
     def import_variable_node(self, node):
         """A variable (its handle is the node) made by `make_variable(name, dtype, shape,
@@ -339,7 +379,8 @@ class _Importer(object):
 
     def node_name(self, node):
         """The `name` a node's raw op is called with (see the class docstring)."""
-        return self.scope + node.name + "/" if self.exact_names else node.name
+        return self.scope + node.name + "/" if self.exact_names else \
+            self.relative_name(node.name)
 
     def call_function(self, function, arguments, scope):
         """The outputs of library function `function` built on `arguments`, its body's
@@ -444,10 +485,13 @@ def _first_tensor(outputs):
 def _import(graph, graph_def, scope, input_map, make_variable=None):
     library = {f.signature.name: f for f in graph_def.library.function}
     _check_op_types(graph_def, library, with_variables=make_variable is not None)
-    ordered = _topological_order(graph_def.node)
     importer = _Importer(graph, scope, input_map, library, make_variable=make_variable)
     with graph.as_default(), graph.control_dependencies(None):
-        importer.import_nodes(ordered)
+        if importer_control_flow.uses_v1_control_flow(graph_def.node):
+            importer_control_flow.import_block(
+                importer, graph_def.node, importer_control_flow.Frames(graph_def.node))
+        else:
+            importer.import_nodes(_topological_order(graph_def.node))
     return importer
 
 
