@@ -199,10 +199,8 @@ def test_session_config_sets_intra_op_threads():
         with tf.Graph().as_default():
             tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=0))
             assert torch.get_num_threads() == 2       # 0: the count stays the system's
-            sess = tf.compat.v1.Session(
-                config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1))
+            tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1))
             assert torch.get_num_threads() == 1
-            assert sess.run(tf.constant(2.0) * 3.0) == 6.0
     finally:
         torch.set_num_threads(before)
 
@@ -213,8 +211,10 @@ def test_session_config_inter_op_threads_after_start(monkeypatch):
     monkeypatch.setattr(torch, "set_num_interop_threads", refuse)
     config_proto = tf.compat.v1.ConfigProto(
         inter_op_parallelism_threads=torch.get_num_interop_threads() + 1)
+    before = torch.get_num_interop_threads()
     with tf.Graph().as_default():      # the running pool stays, as TF keeps its global pool
-        assert tf.compat.v1.Session(config=config_proto).run(tf.constant(1)) == 1
+        tf.compat.v1.Session(config=config_proto)
+    assert torch.get_num_interop_threads() == before
 
 
 def test_session_config_thread_counts_in_a_fresh_process():

@@ -291,6 +291,8 @@ class Session(object):
         self._graph = graph if graph is not None else get_default_graph()
         self._target = target
         self._config = config
+        if config is not None:
+            _size_thread_pools(config)
         self._closed = False
         self._values = {}
         self._cache = {}
@@ -436,6 +438,26 @@ class Session(object):
 
     def __del__(self):
         self._values = {}
+
+
+def _size_thread_pools(config):
+    """Apply a ConfigProto's thread counts to torch's process-wide pools.
+
+    `intra_op_parallelism_threads=N` (N > 0) sets torch's intra-op threads, the pool each op
+    splits its work over, as TF sizes its CPU device's pool; 0 keeps the current count (TF:
+    the system's choice). TF sizes its process-wide pools once, from the first Session; here
+    every Session asking for a count sets it. `inter_op_parallelism_threads=N` sets torch's
+    inter-op pool while torch still allows it (before its first parallel work; afterwards
+    the pool stays as it is, as TF keeps its global pool). tfcompat runs a graph's ops in
+    order on the calling thread, so the inter-op pool serves only torch's own uses."""
+    if config.intra_op_parallelism_threads > 0:
+        torch.set_num_threads(config.intra_op_parallelism_threads)
+    inter_op = config.inter_op_parallelism_threads
+    if inter_op > 0 and inter_op != torch.get_num_interop_threads():
+        try:
+            torch.set_num_interop_threads(inter_op)
+        except RuntimeError:
+            pass
 
 
 def _feed_value(tensor, value):
