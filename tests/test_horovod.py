@@ -264,3 +264,17 @@ def test_keras_horovod_script_on_two_workers(tmp_path, module):
         np.testing.assert_allclose(logs[1]["history"][name], logs[0]["history"][name],
                                    atol=1e-5)
     assert logs[1]["optimizer"] == "SGD" and logs[1]["slots"] == 5
+
+
+def test_tf2_custom_loop_horovod_script_on_two_workers(tmp_path):
+    one, first, second = [np.load(p + ".npy") for p in _train("horovod_tf2_loop.py", tmp_path,
+                                                              "shared")]
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_allclose(first, one, atol=1e-5)
+    # own initial weights: broadcast in the tf.function after the first step aligns them
+    own = str(tmp_path / "own%s")
+    _run(["run", "--nproc-per-node", "2", os.path.join(SCRIPTS, "horovod_tf2_loop.py"), own,
+          "own"], tmp_path)
+    first, second = np.load(own % 0 + ".npy"), np.load(own % 1 + ".npy")
+    np.testing.assert_array_equal(first, second)
+    assert np.abs(first - one).max() > 1e-3
