@@ -305,3 +305,14 @@ def test_keras_models_train_with_the_strategy_they_were_compiled_under():
               callbacks=[tf.keras.callbacks.LambdaCallback(
                   on_epoch_end=lambda e, l: seen.append(tf.distribute.get_strategy()))])
     assert seen == [strategy]
+
+
+def test_tf1_optimizers_apply_only_in_replica_context():
+    strategy = tf.distribute.MirroredStrategy()
+    with strategy.scope():
+        v = tf.Variable([1.0, 2.0])
+        opt = tf.compat.v1.train.GradientDescentOptimizer(0.5)
+        with pytest.raises(RuntimeError, match="cross-replica context"):
+            opt.apply_gradients([(tf.constant([1.0, 1.0]), v)])
+    strategy.run(lambda: opt.minimize(lambda: tf.reduce_sum(v * v), var_list=[v]))
+    np.testing.assert_allclose(v.numpy(), [0.0, 0.0])

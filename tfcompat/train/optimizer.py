@@ -21,7 +21,7 @@ import torch
 
 from tfcompat._api import tf_export
 from tfcompat.eager.backprop import GradientTape
-from tfcompat.framework import context, dtypes, ops
+from tfcompat.framework import context, distribution_strategy_context as distribution, dtypes, ops
 from tfcompat.framework.ops import init_scope, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.eager import gradients_impl
@@ -172,6 +172,28 @@ def _check_gradient(grad, var):
 # ---------------------------------------------------------------- the base class
 
 
+def _scale_loss(loss):
+    """The loss a replica differentiates: divided by the replicas in sync, so that their
+    summed gradients are those of the mean loss (TF 1's Optimizer._scale_loss)."""
+    replicas = distribution.num_replicas_in_sync()
+    return loss * (1.0 / replicas) if replicas > 1 else loss
+
+
+def _summed_over_replicas(pairs):
+    """(gradient, variable) pairs with each gradient summed over the replicas in sync (TF 1's
+    `_distributed_apply`); TF's error in a strategy's cross-replica context."""
+    if not distribution.has_strategy():
+        return pairs
+    if distribution.in_cross_replica_context():
+        raise RuntimeError("Use `_distributed_apply()` instead of `apply_gradients()` in a "
+                           "cross-replica context.")
+    replica = distribution.get_replica_context()
+    if replica.num_replicas_in_sync == 1:
+        return pairs
+    summed = replica.all_reduce("SUM", [g for g, _ in pairs])
+    return [(g, v) for g, (_, v) in zip(summed, pairs)]
+
+
 @tf_export(v1=["train.Optimizer"])
 class Optimizer(object):
     """Base class for TF1 optimizers (`tf.compat.v1.train.Optimizer`)."""
@@ -221,7 +243,7 @@ class Optimizer(object):
             if var_list is None:
                 var_list = tape.watched_variables()
             var_list = _flatten(var_list)
-            grads = tape.gradient(loss_value, var_list,
+            grads = tape.gradient(_scale_loss(loss_value), var_list,
                                   None if grad_loss is None else [grad_loss])
             return list(zip(grads, var_list))
         if not _state.building_graph:
@@ -245,7 +267,7 @@ class Optimizer(object):
         if not var_list:
             raise ValueError("No variables to optimize.")
         grads = gradients_impl.gradients(
-            loss, var_list, grad_ys=grad_loss, aggregation_method=aggregation_method,
+            _scale_loss(loss), var_list, grad_ys=grad_loss, aggregation_method=aggregation_method,
             colocate_gradients_with_ops=colocate_gradients_with_ops)
         if gate_gradients == Optimizer.GATE_GRAPH:
             grads = control_flow_ops.tuple_(grads)
@@ -264,6 +286,7 @@ class Optimizer(object):
         if not pairs:
             raise ValueError("No gradients provided for any variable: %s."
                              % ([str(v) for _, v in converted],))
+        pairs = _summed_over_replicas(pairs)
         var_list = [v for _, v in pairs]
         for g, v in pairs:
             _check_gradient(g, v)
