@@ -227,19 +227,22 @@ class ReductionToOneDevice(CrossDeviceOps):
         self.reduce_to_device = reduce_to_device
 
 
-@tf_export("distribute.NcclAllReduce")
-class NcclAllReduce(CrossDeviceOps):
+class _PackedAllReduce(CrossDeviceOps):
+    """TF's all-reduce algorithms that pack gradients into `num_packs` groups."""
+    _ALGORITHM = None
+
     def __init__(self, num_packs=1):
         if num_packs < 0:
-            raise ValueError("NCCL all-reduce requires num_packs >= 0, but %d is specified"
-                             % num_packs)
+            raise ValueError("%s requires num_packs >= 0, but %d is specified"
+                             % (self._ALGORITHM, num_packs))
         self.num_packs = num_packs
+
+
+@tf_export("distribute.NcclAllReduce")
+class NcclAllReduce(_PackedAllReduce):
+    _ALGORITHM = "NCCL all-reduce"
 
 
 @tf_export("distribute.HierarchicalCopyAllReduce")
-class HierarchicalCopyAllReduce(CrossDeviceOps):
-    def __init__(self, num_packs=1):
-        if num_packs < 0:
-            raise ValueError("HierarchicalCopy requires num_packs >= 0, but %d is specified"
-                             % num_packs)
-        self.num_packs = num_packs
+class HierarchicalCopyAllReduce(_PackedAllReduce):
+    _ALGORITHM = "HierarchicalCopy"
