@@ -232,7 +232,7 @@ def test_runner_resolves_horovod_imports():
 def _run(args, cwd):
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=REPO)
     done = subprocess.run([sys.executable, "-m", "tfcompat"] + args, cwd=cwd, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
     assert done.returncode == 0, done.stdout.decode()[-3000:]
 
 
