@@ -86,6 +86,9 @@ def test_custom_loop_trains_as_one_process_on_the_global_batch(tmp_path, launch)
     workers, single = _train("custom_loop_mwms.py", tmp_path, launch)
     _check_same_training(workers, single)
     np.testing.assert_allclose(workers[0][1]["losses"], single[1]["losses"], rtol=1e-5)
+    assert workers[0][1]["gather_gradient"] == [[2.0, 2.0]]
+    assert workers[1][1]["gather_gradient"] == [[4.0, 4.0], [6.0, 6.0]]
+    assert single[1]["gather_gradient"] == [[1.0, 1.0]]
 
 
 def test_keras_fit_trains_as_one_process_on_the_global_batch(tmp_path):

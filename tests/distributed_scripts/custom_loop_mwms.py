@@ -45,6 +45,14 @@ losses = []
 for epoch in range(3):
     for batch in dist_dataset:
         losses.append(float(distributed_step(batch)))
+# strategy.gather is differentiable: each worker's rows get the gradients of every
+# worker's loss (row i of the gathered [1 + rank rows] weighs i + 1)
+rows = tf.Variable(tf.ones([1 + rank, 2]))
+with tf.GradientTape() as tape:
+    gathered = strategy.gather(rows, axis=0)
+    weights = tf.range(1.0, 1.0 + tf.cast(tf.shape(gathered)[0], tf.float32))
+    weighted = tf.reduce_sum(gathered * weights[:, None])
 np.save(out % rank + ".npy", np.concatenate([w.ravel() for w in model.get_weights()]))
 with open(out % rank + ".json", "w") as f:
-    json.dump({"losses": losses, "replicas": strategy.num_replicas_in_sync}, f)
+    json.dump({"losses": losses, "replicas": strategy.num_replicas_in_sync,
+               "gather_gradient": tape.gradient(weighted, rows).numpy().tolist()}, f)

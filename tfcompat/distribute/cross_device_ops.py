@@ -189,8 +189,28 @@ def all_gather_torch(tensor, axis=0):
     return torch.cat([g[:n] for g, n in zip(gathered, lengths)]).movedim(0, axis)
 
 
+class _DifferentiableAllGather(torch.autograd.Function):
+    """All-gather whose gradient is this worker's slice of the gradients summed over the
+    workers (TF's and Horovod's gradient of a gather: every worker's loss may use every
+    worker's rows)."""
+
+    @staticmethod
+    def forward(ctx, axis, tensor):
+        ctx.axis = axis
+        ctx.length = tensor.shape[axis]
+        return all_gather_torch(tensor, axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        summed = all_reduce_torch([grad.contiguous()], "SUM")[0]
+        lengths = all_gather_torch(torch.tensor([ctx.length], device=grad.device), 0)
+        start = int(lengths[:multi_worker_util.current_placement().rank].sum())
+        return None, summed.narrow(ctx.axis, start, ctx.length)
+
+
 def all_gather(value, axis=0, name=None):
-    """The workers' values of a tensor concatenated along `axis`, in rank order."""
+    """The workers' values of a tensor concatenated along `axis`, in rank order
+    (differentiable)."""
     tensor = ops.convert_to_tensor(value)
 
     def out_specs():
@@ -201,8 +221,13 @@ def all_gather(value, axis=0, name=None):
             shape = TensorShape(dims)
         return [(tensor.dtype, shape)]
 
-    return run_op(lambda t: (all_gather_torch(t, axis),), "CollectiveGatherV2", [tensor],
-                  out_specs, name=name, pure=False)[0]
+    def gather(t):
+        if t.requires_grad:
+            return (_DifferentiableAllGather.apply(axis, t),)
+        return (all_gather_torch(t, axis),)
+
+    return run_op(gather, "CollectiveGatherV2", [tensor], out_specs, name=name,
+                  pure=False)[0]
 
 
 @tf_export("distribute.CrossDeviceOps")
