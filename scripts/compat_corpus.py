@@ -388,9 +388,9 @@ CAUSES = {
     "trace_type": "tf.types.experimental.TraceType (user-defined trace types for "
                   "tf.function arguments, __tf_tracing_type__) not implemented",
     "ragged": "tf.ragged / tf.RaggedTensor not implemented",
-    "virtual_devices": "tf.config.experimental.set_virtual_device_configuration (logical "
-                       "devices) not implemented; the guide then needs "
-                       "tf.distribute.MirroredStrategy",
+    "virtual_devices": "tf.distribute.MirroredStrategy over logical CPUs in one process: TF "
+                       "makes one replica per logical CPU, tfcompat one replica per process "
+                       "(it says to launch one process per replica)",
     "checkpoint_list_deferred": "tf.train.Checkpoint: a variable appended to a tracked list "
                                 "after restore() is not restored (TF restores it on append)",
     "gradient_not_registered": "tape.gradient through tf.image.adjust_contrast returns "
@@ -442,6 +442,7 @@ WHY = {
     "tf2_guide_function": "trace_type",
     "tf2_guide_intro_to_modules": "keras_package",
     "tf2_guide_random_numbers": "virtual_devices",
+    "tf2_distribute_input": "virtual_devices",
     "tf2_guide_tensor": "ragged",
     "tf1_aymeric_kmeans": "contrib_factorization",
     "tf1_aymeric_random_forest": "contrib_tensor_forest",
