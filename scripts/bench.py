@@ -16,6 +16,8 @@ in the bench_*.py scripts beside this one, which also run on their own.
 The process's malloc is tuned as `python -m tfcompat` tunes it (`cli.tune_allocator`: freed
 tensor memory stays in the process), for raw torch and tfcompat alike; `--default-malloc`
 measures with glibc's defaults (conv steps then spend up to half their time page-faulting).
+Its torch threads are the runner's too (`cli.tune_threads`: the cores the load average leaves
+free), unless OMP_NUM_THREADS is set.
 """
 import argparse
 import json
@@ -281,6 +283,7 @@ def main():
     if unknown:
         parser.error("unknown workloads %s (choose from %s)" % (unknown, ", ".join(WORKLOADS)))
     tuned = not args.default_malloc and cli.tune_allocator()
+    cli.tune_threads()      # as the runner: torch threads on the free cores unless OMP_NUM_THREADS
     info = machine("tuned as under the runner" if tuned else "default")
     print("machine: %s" % ", ".join("%s %s" % kv for kv in info.items()))
     start = time.perf_counter()

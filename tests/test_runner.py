@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+import torch
 
 import tfcompat
 from tfcompat import _api, _import_hook, _scan, cli
@@ -475,6 +476,44 @@ def test_runner_keeps_freed_tensor_memory_in_the_process(tmp_path, monkeypatch):
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "131072")
     assert cli.tune_allocator() is False
     assert int(check(run_script(tmp_path, _REALLOCATION_FAULTS)).strip()) > 4000
+
+
+@pytest.mark.parametrize("cores, load, threads", [
+    (2, 1.3, 1),      # one core busy elsewhere: one thread
+    (2, 0.2, 2),      # idle: torch's default
+    (16, 5.6, 10),
+    (2, 7.0, 1),      # overloaded: never fewer than one
+])
+def test_runner_gives_torch_the_free_cores(monkeypatch, cores, load, threads):
+    before = torch.get_num_threads()
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    try:
+        torch.set_num_threads(cores)
+        assert cli.tune_threads() == threads
+        assert torch.get_num_threads() == threads
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_runner_threads_chosen_by_the_user_win(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    before = torch.get_num_threads()
+    assert cli.tune_threads() is None
+    assert torch.get_num_threads() == before
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    out = check(run_script(tmp_path, """
+        import torch
+        import tensorflow as tf
+        tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2))
+        print(torch.get_num_threads())
+        tf.config.threading.set_intra_op_parallelism_threads(1)
+        print(torch.get_num_threads())
+        """))
+    assert out.split() == ["2", "1"]
 
 
 def test_script_folder_cannot_shadow_tfcompat_dependencies(tmp_path):

@@ -13,6 +13,8 @@ import runpy
 import sys
 import traceback
 
+import torch
+
 import tfcompat
 from tfcompat import _api, _dependencies, _import_hook, _scan, check, export
 from tfcompat._scan import MODE_ENV, choose
@@ -71,6 +73,31 @@ def tune_allocator():
         return False
     mallopt = ctypes.CDLL(None).mallopt
     return all([mallopt(param, value) == 1 for param, value in _ALLOCATOR_SETTINGS])
+
+
+_THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def tune_threads():
+    """Give torch's intra-op pool only the cores other processes leave free: returns the
+    thread count set, or None where the user chose one in the environment.
+
+    torch's OpenMP threads spin while they wait for work, so on a busy machine every small
+    op waits for a thread the OS has descheduled: with one core's worth of other load on 2
+    cores, a train step of many small ops took 3-40x longer with 2 threads than with 1, and
+    some steps an order of magnitude longer again (scripts/bench_threads.py). TF's own pool
+    does not suffer this. Free cores are the cores this process may run on less the load
+    average (rounded); never fewer than one, never more than torch's default. A script's
+    `ConfigProto(intra_op_parallelism_threads=N)` or
+    `tf.config.threading.set_intra_op_parallelism_threads(N)` still sets N afterwards.
+    """
+    if any(name in os.environ for name in _THREAD_ENV):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    busy = int(os.getloadavg()[0] + 0.5) if hasattr(os, "getloadavg") else 0
+    threads = max(1, min(torch.get_num_threads(), cores - busy))
+    torch.set_num_threads(threads)
+    return threads
 
 
 def _mode_conflicts(choice):
@@ -134,6 +161,7 @@ def run(path, args=(), module=None):
             return 1
     choice = choose(path)
     tune_allocator()
+    tune_threads()
     _dependencies.import_lazy()
     _import_hook.install()
     _api.set_flavor(choice.flavor)
