@@ -16,6 +16,9 @@ NOT_IN_LISTS = {
     "keras.__version__",              # "2.2.4-tf" in TF 1.15, Keras 2's version in TF2
     "compat.dimension_at_index",      # tf.compat helpers from tensor_shape.py
     "compat.dimension_value",
+    "compat.as_bytes", "compat.as_text", "compat.as_str", "compat.as_str_any",  # util/compat.py
+    "compat.path_to_str", "compat.integral_types", "compat.real_types", "compat.complex_types",
+    "compat.bytes_or_text_types",
     # Deliberate: TF2 has only tf.version.VERSION / GIT_VERSION; registered for v2 as well so
     # that a script taken for TF2 reading tf.VERSION (an unused TF1 branch) sees TF2's values.
     "VERSION",
