@@ -366,9 +366,11 @@ class Session(object):
         for key, value in _flat_feed_items((feed_dict or {}).items()):
             if not isinstance(key, SymbolicTensor) and \
                     all(hasattr(key, a) for a in ("indices", "values", "dense_shape")):
-                for part in ("indices", "values", "dense_shape"):
-                    keys.append(self._feed_key(getattr(key, part)))
-                    values.append(_feed_value(keys[-1], getattr(value, part)))
+                parts = (value.indices, value.values, value.dense_shape) \
+                    if hasattr(value, "indices") else value  # or an (indices, values, shape)
+                for part, part_value in zip((key.indices, key.values, key.dense_shape), parts):
+                    keys.append(self._feed_key(part))
+                    values.append(_feed_value(keys[-1], part_value))
                 continue
             tensor = self._feed_key(key)
             keys.append(tensor)

@@ -12,8 +12,10 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.framework import dtypes, errors
+from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.errors import format_shape
+from tfcompat.framework.graph import placeholder, placeholder_with_default
 from tfcompat.framework.ops import convert_to_tensor, op, run_impl, to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
@@ -57,13 +59,17 @@ class SparseTensor(object):
     dense_shape = property(lambda self: self._dense_shape)
     dtype = property(lambda self: self._values.dtype)
 
+    _shape_default = None  # a sparse placeholder's declared shape (TF's _dense_shape_default)
+
     @property
     def shape(self):
         """The static dense shape (known in eager mode; from the graph's shape otherwise)."""
+        if self._shape_default is not None:
+            return self._shape_default
         if type(self._dense_shape) is EagerTensor:
             return TensorShape([int(d) for d in self._dense_shape.numpy()])
-        return TensorShape([None] * self._dense_shape.shape[0]) \
-            if self._dense_shape.shape[0] is not None else TensorShape(None)
+        rank = self._dense_shape.shape.as_list()[0]
+        return TensorShape(None if rank is None else [None] * rank)
 
     def get_shape(self):
         return self.shape
@@ -83,6 +89,33 @@ class SparseTensor(object):
 
 SparseTensorValue = tf_export(v1=["SparseTensorValue"])(collections.namedtuple(
     "SparseTensorValue", ["indices", "values", "dense_shape"]))
+
+
+@tf_export(v1=["sparse.placeholder", "sparse_placeholder"])
+def sparse_placeholder(dtype, shape=None, name=None):
+    """TF1's `tf.sparse_placeholder`: a SparseTensor of placeholders (`indices` [?, rank],
+    `values` [?], `dense_shape`), fed with a SparseTensorValue or an (indices, values,
+    dense_shape) tuple. With a `shape` the dense shape defaults to it (-1 for unknown
+    dimensions) and the static shape is `shape`."""
+    if not context.state.building_graph:
+        raise RuntimeError("`sparse_placeholder` is not compatible with eager execution.")
+    def part(component):
+        return None if name is None else name + "/" + component
+    default_shape = None
+    if shape is None:
+        rank = None
+        dense_shape = placeholder(dtypes.int64, [None], name=part("shape"))
+    else:
+        default_shape = TensorShape(shape)
+        rank = default_shape.rank
+        dims = [-1 if d is None else d for d in default_shape.as_list()]
+        dense_shape = placeholder_with_default(
+            convert_to_tensor(np.array(dims, dtype=np.int64)), [rank], name=part("shape"))
+    result = SparseTensor(indices=placeholder(dtypes.int64, [None, rank], name=part("indices")),
+                          values=placeholder(dtype, [None], name=part("values")),
+                          dense_shape=dense_shape)
+    result._shape_default = default_shape
+    return result
 
 
 def _components(sp_input):
@@ -790,3 +823,83 @@ class IndexedSlices(object):
         return "IndexedSlices(indices=%s, values=%s%s)" % (
             self._indices, self._values,
             "" if self._dense_shape is None else ", dense_shape=%s" % (self._dense_shape,))
+
+
+# ---------------------------------------------------------------- edit distance
+
+
+@tf_export("edit_distance")
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """`tf.edit_distance`: the Levenshtein distance between the sequences of `hypothesis` and
+    `truth` (SparseTensors; a sequence is the values sharing all but the last index, in
+    order), float32 of the dense shape without its last dimension (each dimension the larger
+    of the two). With `normalize`, divided by the truth's length: an empty truth gives inf
+    against a non-empty hypothesis, and 0 when both are empty, as TF's kernel."""
+    if not isinstance(hypothesis, (SparseTensor, SparseTensorValue)):
+        raise TypeError("Hypothesis must be a SparseTensor.")
+    if not isinstance(truth, (SparseTensor, SparseTensorValue)):
+        raise TypeError("Truth must be a SparseTensor.")
+    hypothesis, truth = SparseTensor.from_value(hypothesis), SparseTensor.from_value(truth)
+    if hypothesis.values.dtype != truth.values.dtype:
+        raise errors.InvalidArgumentError(
+            "cannot compute EditDistance as input #4(zero-based) was expected to be a %s "
+            "tensor but is a %s tensor" % (_kernel_type_name(hypothesis.values.dtype),
+                                           _kernel_type_name(truth.values.dtype)))
+    rank = hypothesis.dense_shape.shape.as_list()[0]
+    out_shape = TensorShape(None if rank is None else [None] * max(rank - 1, 0))
+
+    def distances(h_indices, h_values, h_shape, t_indices, t_values, t_shape):
+        return (_edit_distances(h_indices, h_values, h_shape, t_indices, t_values, t_shape,
+                                normalize),)
+    inputs = [hypothesis.indices, hypothesis.values, hypothesis.dense_shape,
+              truth.indices, truth.values, truth.dense_shape]
+    return run_op(distances, "EditDistance", inputs,
+                  [(dtypes.float32, out_shape)], name)[0]
+
+
+def _kernel_type_name(dtype):
+    """A dtype as TF's kernels name it in messages (DataTypeString: float, double)."""
+    return {"float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
+
+
+def _sequences(indices, values):
+    """Index prefix (all but the last index) -> the values there, in order."""
+    groups = collections.defaultdict(list)
+    items = values.tolist()
+    for prefix, value in zip(map(tuple, indices[:, :-1].tolist()), items):
+        groups[prefix].append(value)
+    return groups
+
+
+def _levenshtein(source, target):
+    previous = list(range(len(target) + 1))
+    for i, item in enumerate(source, 1):
+        current = [i]
+        for j, other in enumerate(target, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (item != other)))
+        previous = current
+    return previous[-1]
+
+
+def _edit_distances(h_indices, h_values, h_shape, t_indices, t_values, t_shape, normalize):
+    """TF's EditDistance kernel on concrete components."""
+    h_rank, t_rank = h_shape.numel(), t_shape.numel()
+    if t_rank < 2:
+        raise errors.InvalidArgumentError("Input SparseTensors must have rank at least 2, but "
+                                          "truth_shape rank is: %d" % t_rank)
+    if h_rank != t_rank:
+        raise errors.InvalidArgumentError(
+            "Expected truth and hypothesis to have matching ranks, but their shapes are: "
+            "[%d] and [%d]" % (t_rank, h_rank))
+    out_dims = [max(h, t) for h, t in zip(h_shape.tolist()[:-1], t_shape.tolist()[:-1])]
+    hypotheses = _sequences(h_indices, h_values)
+    truths = _sequences(t_indices, t_values)
+    out = torch.zeros(out_dims, dtype=torch.float32)
+    for prefix in set(hypotheses) | set(truths):
+        hyp, tru = hypotheses.get(prefix, ()), truths.get(prefix, ())
+        distance = float(_levenshtein(hyp, tru))
+        if normalize and distance:
+            distance = distance / len(tru) if tru else float("inf")
+        out[prefix] = distance
+    return out

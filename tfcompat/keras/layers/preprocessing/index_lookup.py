@@ -7,8 +7,8 @@ counts tokens and keeps the most frequent (ties: the greater token first, as Ker
 at most `max_tokens` indices in all; "tf_idf" also counts documents and stores
 `log(1 + documents / (1 + document count))`. The vocabulary lives in Python (a dict), the
 lookup runs as one graph node reading it, so a layer works in eager calls, models and
-`tf.data` maps. Differences: more than one OOV index hashes integers as Keras
-(`value % num_oov_indices`) but is not implemented for strings (FarmHash buckets);
+`tf.data` maps. More than one OOV index hashes as Keras: integers `value % num_oov_indices`,
+strings by FarmHash Fingerprint64 (`lookup_ops.hash_bucket`, as tf.lookup tables). Differences:
 `sparse=True` is not implemented; the idf weights are no layer weight.
 """
 import collections

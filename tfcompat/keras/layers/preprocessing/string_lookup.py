@@ -5,6 +5,7 @@ import numpy as np
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes, ops
 from tfcompat.keras.layers.preprocessing.index_lookup import IndexLookup
+from tfcompat.ops.lookup_ops import hash_bucket
 
 
 @tf_export(v2=["keras.layers.StringLookup",
@@ -33,6 +34,10 @@ class StringLookup(IndexLookup):
 
     def _token_value(self, key):
         return key.decode(self.encoding, "replace") if isinstance(key, bytes) else key
+
+    def _oov_bucket(self, key):
+        """Keras' `tf.strings.to_hash_bucket_fast` bucket, the one TF's lookup tables use."""
+        return hash_bucket(key, self.num_oov_indices)
 
     def _keys_of(self, value):
         return [self._key(v) for v in np.asarray(value, dtype=object).reshape(-1)]
