@@ -232,11 +232,135 @@ def test_guards_in_a_program_file_are_not_run(tmp_path):
 
 def test_program_allowlist():
     for target in ("torch.ops.aten.addmm.default", "_operator.getitem",
-                   "torch.ops.higher_order.cond", "torch.sym_max"):
+                   "torch.ops.higher_order.cond", "torch.ops.higher_order.while_loop",
+                   "torch.sym_max"):
         assert programs._SAFE_TARGET.match(target)
     for target in ("torch.ops.aten.addmm", "torch.hub.load", "torch.ops.higher_order.run",
                    "_operator.attrgetter", "torch.ops.aten.add.Tensor\nimport os"):
         assert not programs._SAFE_TARGET.match(target)
+
+
+class Looping(tf.Module):
+    """A tf.while_loop run `n` times (an input), a tf.cond on its result, and an AutoGraph
+    `for` over tf.range filling a TensorArray, with a tensor `if` after it."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(np.array([[0.5, -1.0], [2.0, 0.25]], np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32),
+                                  tf.TensorSpec([], tf.int32)])
+    def __call__(self, x, n):
+        steps, y = tf.while_loop(lambda i, y: i < n,
+                                 lambda i, y: (i + 1, tf.tanh(tf.matmul(y, self.w))),
+                                 [tf.constant(0), x])
+        y = tf.cond(tf.reduce_sum(y) > 0, lambda: y * 2.0, lambda: -y - 1.0)
+        return {"y": y, "steps": steps}
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None, 2], tf.float32)])
+    def sequence(self, x):
+        h = tf.zeros([tf.shape(x)[0], 2])
+        outputs = tf.TensorArray(tf.float32, size=tf.shape(x)[1])
+        for t in tf.range(tf.shape(x)[1]):
+            h = tf.tanh(x[:, t, :] + tf.matmul(h, self.w))
+            outputs = outputs.write(t, h)
+        if tf.reduce_sum(h) > 1.0:
+            h = h * 10.0
+        return {"states": tf.transpose(outputs.stack(), [1, 0, 2]), "last": h}
+
+
+def _looping_cases():
+    """Inputs taking either branch and other trip counts / sizes than export's examples
+    (zeros, which take no iteration and the else branch)."""
+    x = np.array([[1.0, 2.0], [0.5, -1.0], [0.25, 0.0]], np.float32)
+    rng = np.random.RandomState(1)
+    calls = [{"x": x, "n": np.int32(n)} for n in (0, 1, 4)] + \
+        [{"x": -x, "n": np.int32(3)}, {"x": x[:1], "n": np.int32(6)}]
+    sequences = [{"x": rng.uniform(0, 1, (2, 5, 2)).astype(np.float32)},
+                 {"x": -rng.uniform(0, 1, (3, 2, 2)).astype(np.float32)},
+                 {"x": rng.uniform(0, 1, (1, 9, 2)).astype(np.float32)}]
+    return calls, sequences
+
+
+def test_loops_and_conds_save_as_torch_control_flow_and_run_on_other_inputs(tmp_path):
+    module = Looping()
+    path = str(tmp_path / "m")
+    save(module, path, signatures={"serving_default": module.__call__,
+                                   "sequence": module.sequence})
+    loaded = load(path)
+    calls, sequences = _looping_cases()
+    expected, branches = {}, set()
+    for index, case in enumerate(calls):
+        want = module(case["x"], case["n"])
+        branches.add(float(want["y"].numpy().min()) > -1.0)
+        got = loaded(case["x"], case["n"])
+        assert int(got["steps"].numpy()) == case["n"]
+        np.testing.assert_allclose(got["y"].numpy(), want["y"].numpy(), rtol=1e-6)
+        expected.update({"call%d_x" % index: case["x"], "call%d_n" % index: case["n"],
+                         "call%d_y" % index: want["y"].numpy()})
+    for index, case in enumerate(sequences):
+        want = module.sequence(case["x"])
+        branches.add(float(np.abs(want["last"].numpy()).max()) > 1.0)
+        got = loaded.signatures["sequence"](x=tf.constant(case["x"]))
+        for key in ("states", "last"):
+            np.testing.assert_allclose(got[key].numpy(), want[key].numpy(), rtol=1e-6)
+        expected.update({"seq%d_x" % index: case["x"], "seq%d_last" % index:
+                         want["last"].numpy(), "seq%d_states" % index: want["states"].numpy()})
+    assert branches == {True, False}
+    arrays = str(tmp_path / "expected.npz")
+    np.savez(arrays, **expected)
+    script = (
+        "import sys, numpy as np, torch\n"
+        "data = np.load(sys.argv[2])\n"
+        "def served(key):\n"
+        "    return torch.export.load(sys.argv[1] + '/tfcompat/signatures/' + key +\n"
+        "                             '.pt2').module()\n"
+        "call, sequence = served('serving_default'), served('sequence')\n"
+        "for i in range(%d):\n"
+        "    out = call(x=torch.from_numpy(data['call%%d_x' %% i]),\n"
+        "               n=torch.tensor(data['call%%d_n' %% i]))\n"
+        "    np.testing.assert_allclose(out['y'].numpy(), data['call%%d_y' %% i], rtol=1e-6)\n"
+        "    assert int(out['steps']) == int(data['call%%d_n' %% i])\n"
+        "for i in range(%d):\n"
+        "    out = sequence(x=torch.from_numpy(data['seq%%d_x' %% i]))\n"
+        "    for key in ('states', 'last'):\n"
+        "        np.testing.assert_allclose(out[key].numpy(), data['seq%%d_%%s' %% (i, key)],\n"
+        "                                   rtol=1e-6)\n"
+        "assert 'tfcompat' not in sys.modules\n"
+        "print('ok')\n") % (len(calls), len(sequences))
+    result = subprocess.run([sys.executable, "-c", script, path, arrays], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout == "ok\n"
+
+
+def _subgraph_nodes(value):
+    """The nodes of the control-flow subgraphs in a serialized program (JSON)."""
+    if isinstance(value, dict):
+        if "as_graph" in value:
+            return value["as_graph"]["graph"]["nodes"]
+        return [node for item in value.values() for node in _subgraph_nodes(item)]
+    if isinstance(value, list):
+        return [node for item in value for node in _subgraph_nodes(item)]
+    return []
+
+
+def test_targets_inside_a_loop_body_go_through_the_allowlist(tmp_path, monkeypatch):
+    path = str(tmp_path / "m")
+    save(Looping(), path)
+    program = os.path.join(path, "tfcompat", "functions", "function_0.json")
+    with open(program) as f:
+        document = json.load(f)
+    targets = {node["target"] for node in _subgraph_nodes(document)}
+    assert "torch.ops.aten.tanh.default" in targets
+    text = json.dumps(document).replace("torch.ops.aten.tanh.default", "torch.os.system")
+    with open(program, "w") as f:
+        f.write(text)
+    ran = []
+    monkeypatch.setattr(os, "system", lambda *a: ran.append(a))
+    with pytest.raises(errors.DataLossError, match="torch.os.system"):
+        load(path)
+    assert not ran
 
 
 def _keras_models():

@@ -13,8 +13,7 @@ from tensorboard.compat.proto import struct_pb2
 import tfcompat as tf
 from tfcompat import cli
 from tfcompat.framework import errors
-from tfcompat.saved_model import (function_deserialization, load_impl, programs,
-                                  saved_model_proto)
+from tfcompat.saved_model import function_deserialization, load_impl, saved_model_proto
 
 load = tf.compat.v2.saved_model.load
 
@@ -157,9 +156,57 @@ def test_export_of_a_signature_runs_in_a_torch_only_process(tmp_path, expected):
     subprocess.run([sys.executable, "-c", script, out, arrays], check=True, timeout=300)
 
 
-def test_export_of_a_signature_with_a_loop_says_why_it_cannot(tmp_path):
-    with pytest.raises(programs.ProgramExportError, match="If/While op.*torch.export"):
-        cli.main(["export", RNN, str(tmp_path / "rnn.pt2")])
+_RUN_EXPORTED = (
+    "import sys, numpy as np, torch\n"
+    "data = np.load(sys.argv[2])\n"
+    "program = torch.export.load(sys.argv[1])\n"
+    "print(sorted({node.target.name() for module in program.graph_module.modules()\n"
+    "              if isinstance(module, torch.fx.GraphModule) for node in module.graph.nodes\n"
+    "              if isinstance(node.target, torch._ops.HigherOrderOperator)}))\n"
+    "module = program.module()\n"
+    "for name in sys.argv[3].split(','):\n"
+    "    out = module(**{sys.argv[4]: torch.from_numpy(data[name])})\n"
+    "    for key, value in sorted(out.items()):\n"
+    "        np.testing.assert_allclose(value.numpy(), data[name + '_' + key], rtol=1e-5,\n"
+    "                                   atol=1e-6)\n"
+    "assert 'tfcompat' not in sys.modules\n")
+
+
+def _run_exported(path, arrays, names, input_name):
+    """Run the .pt2 at `path` in a process importing only torch on the `names` arrays of
+    `arrays` (keyword `input_name`), each output compared with `<name>_<output>`; returns
+    the higher-order operators its graphs call."""
+    result = subprocess.run([sys.executable, "-c", _RUN_EXPORTED, path, arrays,
+                             ",".join(names), input_name], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip()
+
+
+def test_export_of_the_loop_and_branch_signature_runs_in_a_torch_only_process(tmp_path,
+                                                                              expected):
+    """The RNN's While (a TensorList filled at each step) and If become torch's while_loop
+    and cond: inputs with another batch size and step count than export's example ones,
+    taking either branch, give real TF's outputs; a longer sequence gives tfcompat's."""
+    out = str(tmp_path / "rnn.pt2")
+    assert cli.main(["export", RNN, out]) == 0
+    longer = np.random.RandomState(3).normal(size=(4, 9, 3)).astype(np.float32)
+    arrays = str(tmp_path / "arrays.npz")
+    served = load(RNN).signatures["serving_default"](x=tf.constant(longer))
+    np.savez(arrays, longer=longer, **{"longer_" + key: value.numpy()
+                                       for key, value in served.items()},
+             **{key: value for key, value in expected.items() if key.startswith("x_")})
+    operators = _run_exported(out, arrays, ["x_pos", "x_neg", "longer"], "x")
+    assert operators == "['cond', 'while_loop']"
+
+
+def test_export_of_a_keras_lstm_saved_model_runs_in_a_torch_only_process(tmp_path):
+    out = str(tmp_path / "lstm.pt2")
+    assert cli.main(["export", os.path.join(HERE, "keras_lstm"), out]) == 0
+    arrays = str(tmp_path / "arrays.npz")
+    with np.load(os.path.join(HERE, "keras_lstm_outputs.npz")) as data:
+        np.savez(arrays, x=data["x"], x_lstm=data["predictions"])
+    assert _run_exported(out, arrays, ["x"], "steps") == "['while_loop']"
 
 
 # ---------------------------------------------------------------- a Keras 2 SavedModel

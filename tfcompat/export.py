@@ -77,14 +77,6 @@ def _from_tensorflow_saved_model(path, key):
                          % (path, key, ", ".join(sorted(loaded.signatures)) or "none"))
     revived = loaded.signatures[key]
     concrete = revived.traced
-    loops = sorted({op.type for op in concrete.graph.get_operations()
-                    if op.type in ("While", "If")})
-    if loops:
-        raise programs.ProgramExportError(
-            "Cannot export the signature %r of %s: it holds %s op(s) (tf.while_loop / "
-            "tf.cond), which tfcompat runs in Python, choosing the branch or the number of "
-            "iterations from tensor values; torch.export traces one path and cannot capture "
-            "that. Signatures without control flow export." % (key, path, "/".join(loops)))
     _, named = revived.structured_input_signature
     inputs = [(name, None if spec.shape.rank is None else spec.shape.as_list(),
                spec.dtype.torch_dtype) for name, spec in sorted(named.items())]

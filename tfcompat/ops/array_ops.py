@@ -356,8 +356,12 @@ def _out_type(out_type):
 def _size_tensor(values, shape, dtype, device):
     """An int tensor of sizes. Symbolic sizes (graph building) would be pinned to their
     example values by `torch.tensor`; the contents of a fake tensor do not matter, so an
-    empty one carries them instead (`with_values`)."""
-    if any(isinstance(v, torch.SymInt) for v in values):
+    empty one carries them instead (`with_values`). Under torch.compile / torch.export the
+    tensor is a value of the program: built from the symbolic sizes (and carrying them)."""
+    if any(isinstance(v, torch.SymInt) for v in values) and torch.compiler.is_compiling():
+        out = torch.stack([torch.scalar_tensor(v, dtype=dtype, device=device)
+                           for v in values]).reshape(shape)
+    elif any(isinstance(v, torch.SymInt) for v in values):
         out = torch.empty(shape, dtype=dtype, device=device)
     else:
         out = torch.tensor(values, dtype=dtype, device=device).reshape(shape)
@@ -1506,6 +1510,11 @@ def _shrink_index(value, dim, axis, device):
         else:  # a symbolic index: wrap negatives with tensor ops (no bounds check possible)
             i = i.reshape(()).long().to(device)
             return torch.where(i < 0, i + dim, i)
+    if isinstance(value, torch.SymInt) and torch.compiler.is_exporting():
+        # a size or a value of the program: checked when it runs, not specialized
+        torch._check(-dim <= value, lambda: "slice index out of bounds")
+        torch._check(value < dim, lambda: "slice index out of bounds")
+        return torch.scalar_tensor(value, dtype=torch.long, device=device)
     x = _as_int(value)
     fwd = x + dim if x < 0 else x
     if not 0 <= fwd < dim:

@@ -8,11 +8,19 @@ therefore differentiates exactly what ran, so gradients through cond and while_l
 correct whatever the initial loop values are (torch's `while_loop` higher-order op gives wrong
 gradients when the initial carry does not require grad). As in TF, a cond branch returning
 an operation gives the predicate's value in its place, run after the operation.
+Under torch.export (saving a function, `tfcompat export`) the cond and while nodes call
+torch's `cond` / `while_loop` operators over their traced sub-graphs instead, so the
+program keeps the branching and the loop rather than the path its example inputs took.
 Where we differ: `parallel_iterations`, `swap_memory` and `back_prop=False` change nothing;
 `map_fn` runs its elements one after another; branches returning None make `cond` return None
 (TF 2's cond; TF 1's graph cond raises ValueError).
 """
 import torch
+from torch._guards import detect_fake_mode
+from torch._higher_order_ops.cond import cond_op
+from torch._higher_order_ops.while_loop import while_loop_op
+from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, errors, ops
@@ -136,10 +144,14 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     _check_same_structure(branches[0], branches[1], "true_fn", "false_fn")
     split = [len(b.captured) for b in branches]
 
-    def run_cond(pred_value, *captured):
-        index = 0 if bool(pred_value) else 1
+    def run_branch(index, captured):
         start = sum(split[:index])
         return branches[index]([], captured[start:start + split[index]])
+
+    def run_cond(pred_value, *captured):
+        if torch.compiler.is_exporting():
+            return _exported_cond(pred_value, run_branch, captured)
+        return run_branch(0 if bool(pred_value) else 1, captured)
 
     with graph.control_dependencies(outer_operations):
         return _record_branching(graph, run_cond, "If", [pred] + branches[0].captured +
@@ -325,11 +337,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
     def run_while(*inputs):
         values = list(inputs[:n_vars])
-        offset = n_vars
-        max_iter = int(inputs[offset]) if has_limit else None
-        offset += 1 if has_limit else 0
+        offset = n_vars + (1 if has_limit else 0)
         cond_caps = inputs[offset:offset + n_cond]
         body_caps = inputs[offset + n_cond:]
+        if torch.compiler.is_exporting():
+            return _exported_while(cond_fn, body_fn, values, cond_caps, body_caps,
+                                   inputs[n_vars] if has_limit else None)
+        max_iter = int(inputs[n_vars]) if has_limit else None
         count = 0
         while (max_iter is None or count < max_iter) and bool(cond_fn(values, cond_caps)[0]):
             values = list(body_fn(values, body_caps))
@@ -347,6 +361,98 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     results = [arrays[i]._from_loop_storage(r, element_shapes.get(i)) if i in arrays else r
                for i, r in enumerate(results)]
     return _loop_result(_pack_as(structure, results), packed, return_same_structure, items)
+
+
+def _unaliased(results, inputs):
+    """`results` with those sharing storage with an input or an earlier result copied:
+    torch's control-flow operators refuse branch and body results aliasing their
+    operands or each other."""
+    seen = {StorageWeakRef(value.untyped_storage()) for value in inputs
+            if isinstance(value, torch.Tensor)}
+    unaliased = []
+    for result in results:
+        storage = StorageWeakRef(result.untyped_storage())
+        unaliased.append(result.clone() if storage in seen else result)
+        seen.add(storage)
+    return tuple(unaliased)
+
+
+def _distinct(values):
+    """(the distinct tensors of `values`, each value's position among them): torch's
+    control-flow operators name their subgraphs' inputs after their operands, so a tensor
+    given twice is passed once."""
+    distinct, positions = [], []
+    for value in values:
+        position = next((i for i, seen in enumerate(distinct) if seen is value), None)
+        if position is None:
+            position = len(distinct)
+            distinct.append(value)
+        positions.append(position)
+    return distinct, positions
+
+
+def _exported_cond(pred, run_branch, captured):
+    """A cond node's run under torch.export: torch's `cond` operator over both branches
+    (operands: the branches' captured values), so the program keeps the branching."""
+    operands, positions = _distinct(captured)
+
+    def branch(index):
+        return lambda *args: _unaliased(run_branch(index, [args[p] for p in positions]), args)
+    return cond_op(pred.reshape(()).to(torch.bool), branch(0), branch(1), tuple(operands))
+
+
+def _exported_while(cond_fn, body_fn, values, cond_captured, body_captured, limit):
+    """A while node's run under torch.export: torch's `while_loop` operator over the traced
+    cond and body (their captured values passed as its additional inputs), with an
+    iteration counter carried when `maximum_iterations` (`limit`) bounds the loop."""
+    n_vars, n_cond, bounded = len(values), len(cond_captured), limit is not None
+    values = _allocated_before_loop(lambda v: body_fn(v, body_captured), values)
+    additional, positions = _distinct(list(cond_captured) + list(body_captured) +
+                                      ([limit] if bounded else []))
+    carried = [value.clone() if any(value is other for other in values[:i] + additional)
+               else value for i, value in enumerate(values)]
+    carried += [torch.zeros((), dtype=limit.dtype)] if bounded else []
+    n_carried = len(carried)
+
+    def split(args):
+        """The loop variables, the cond's and body's captured values, the counter and
+        the limit, from the operator's flat arguments."""
+        captured = [args[n_carried + p] for p in positions]
+        return (list(args[:n_vars]), captured[:n_cond],
+                captured[n_cond:n_cond + len(body_captured)],
+                args[n_vars] if bounded else None, captured[-1] if bounded else None)
+
+    def loop_cond(*args):
+        variables, cond_values, _, count, last = split(args)
+        go = cond_fn(variables, cond_values)[0].reshape(()).to(torch.bool)
+        return torch.logical_and(go, count < last) if bounded else go
+
+    def loop_body(*args):
+        variables, _, body_values, count, _ = split(args)
+        results = _unaliased(body_fn(variables, body_values), args)
+        return results + ((count + 1,) if bounded else ())
+
+    return tuple(while_loop_op(loop_cond, loop_body, tuple(carried),
+                               tuple(additional))[:n_vars])
+
+
+def _allocated_before_loop(run_body, values):
+    """`values` with the empty storages of TensorArrays the loop fills (allocated by their
+    first write, their element shape unknown before it: see `TensorArray._loop_storage`)
+    replaced by zeros shaped as the body's results: torch's `while_loop` needs each carried
+    value to keep its shape. The body's result shapes come from running it once, not
+    recorded, on fake values of unknown contents (as the traced body sees them)."""
+    empty = [i for i, value in enumerate(values)
+             if any(type(size) is int and size == 0 for size in value.shape)]
+    if not empty:
+        return values
+    with disable_proxy_modes_tracing(), \
+            detect_fake_mode(values).shape_env.ignore_fresh_unbacked_symbols():
+        shapes = [tuple(result.shape) for result in
+                  run_body([torch.empty(value.shape, dtype=value.dtype, device=value.device)
+                            for value in values])]
+    return [value.new_zeros(shapes[i]) if i in empty else value
+            for i, value in enumerate(values)]
 
 
 def _with_array_storages(structure, learnt_shapes):

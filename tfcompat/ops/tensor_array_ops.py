@@ -9,11 +9,15 @@ shape raise TF's "Inconsistent shapes" ValueError.
 Where we differ: elements must all have one shape (TF's `infer_shape=False` allows ragged
 elements for `concat`); string TensorArrays, `split`, `grad` and `handle` are not supported;
 `flow` is the storage tensor (TF's is a scalar that only orders the ops); `close` does nothing.
+Under torch.export an index computed by the program is checked when the program runs
+(torch's runtime assertion), and an array cannot grow there (`dynamic_size` writes at such
+indices raise NotImplementedError).
 """
 import torch
 
 from tfcompat._api import tf_export
 from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework.constant_op import known_values
 from tfcompat.framework.custom_op import run_op
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape
@@ -46,8 +50,33 @@ def _allocated(storage, element_shape):
     return storage
 
 
+def _position(index):
+    """An index's (or size's) int value: a Python int, or under torch.export a symbolic
+    int (the size it holds, `known_values`, or a value the program computes)."""
+    if not isinstance(index, torch.Tensor):
+        return int(index)
+    known = known_values(index)
+    return known[0] if known is not None else index.reshape(()).item()
+
+
+def _check_in_program(last, size, dynamic_size):
+    """Under torch.export, where `last` (the highest index accessed) is a value of the
+    program: the storage cannot grow inside a program, and an index out of range fails when
+    the program runs (torch's runtime assertion; TF's InvalidArgumentError eagerly)."""
+    if dynamic_size:
+        raise NotImplementedError(
+            "A TensorArray with dynamic_size=True written at an index the function computes "
+            "cannot be exported with torch.export (its size would change as the program "
+            "runs); give the TensorArray its size")
+    torch._check(last >= 0, lambda: "TensorArray index out of range")
+    torch._check(last < size, lambda: "TensorArray index out of range")
+
+
 def _written(storage, index, value, dynamic_size):
-    index, size = int(index), storage.shape[0]
+    index, size = _position(index), storage.shape[0]
+    if isinstance(index, torch.SymInt):
+        _check_in_program(index, size, dynamic_size)
+        return _allocated(storage, value.shape).select_scatter(value, 0, index)
     if index < 0 or (index >= size and not dynamic_size):
         raise errors.InvalidArgumentError(
             "Tried to write to index %d but array is not resizeable and size is: %d"
@@ -63,7 +92,10 @@ def _written(storage, index, value, dynamic_size):
 
 
 def _read(storage, index):
-    index, size = int(index), storage.shape[0]
+    index, size = _position(index), storage.shape[0]
+    if isinstance(index, torch.SymInt):
+        _check_in_program(index, size, False)
+        return storage.select(0, index)
     if not 0 <= index < size:
         raise errors.InvalidArgumentError(
             "Tried to read from index %d but array size is: %d" % (index, size))
@@ -74,13 +106,16 @@ def _scattered(storage, indices, value, dynamic_size):
     storage = _allocated(storage, value.shape[1:])
     indices = indices.long()
     size = storage.shape[0]
-    needed = int(indices.max()) + 1 if indices.numel() else 0
-    if needed > size:
+    last = _position(indices.max()) if indices.numel() else -1
+    if isinstance(last, torch.SymInt):
+        _check_in_program(last, size, dynamic_size)
+        return storage.index_put((indices,), value)
+    if last >= size:
         if not dynamic_size:
             raise errors.InvalidArgumentError(
                 "Tried to write to index %d but array is not resizeable and size is: %d"
-                % (needed - 1, size))
-        padding = storage.new_zeros((needed - size,) + tuple(storage.shape[1:]))
+                % (last, size))
+        padding = storage.new_zeros((last + 1 - size,) + tuple(storage.shape[1:]))
         storage = torch.cat([storage, padding])
     else:
         storage = storage.clone()
@@ -120,7 +155,7 @@ class TensorArray(object):
             return array_ops.zeros([size] + dims, self._dtype)
         torch_dtype, device = self._dtype.torch_dtype, context.current_device()
         return _storage_op(
-            lambda n: torch.zeros([int(n)] + dims, dtype=torch_dtype, device=device),
+            lambda n: torch.zeros([_position(n)] + dims, dtype=torch_dtype, device=device),
             "TensorListReserve", [self._size], self._dtype, [None] + dims)
 
     def _copy(self, storage, element_shape=None):

@@ -17,6 +17,7 @@ plain PyTorch loads with `torch.export.load` (used by `tfcompat export`).
 """
 import inspect
 import json
+import operator
 import os
 import re
 
@@ -71,8 +72,9 @@ def export(module, feed_specs, extra_values, what):
         dynamic.append(dims)
     dynamic.extend([None] * len(extra_values))
     try:
-        return torch.export.export(module, tuple(examples) + tuple(extra_values),
-                                   dynamic_shapes=tuple(dynamic), strict=False)
+        program = torch.export.export(module, tuple(examples) + tuple(extra_values),
+                                      dynamic_shapes=tuple(dynamic), strict=False)
+        return _serializable(program)
     except Exception as error:      # noqa: BLE001 - torch.export's many error classes
         raise ProgramExportError(
             "Cannot save %s: torch.export cannot export it (%s: %s). tfcompat stores traced "
@@ -80,6 +82,115 @@ def export(module, feed_specs, extra_values, what):
             "(boolean_mask, unique, where with one argument), string ops and Python "
             "callbacks cannot be stored." % (what, type(error).__name__,
                                              str(error).split("\n")[0]))
+
+
+def _serializable(program):
+    """`program` as torch's serializer takes it, where torch.export leaves programs with
+    control flow otherwise: the tensor constants of `cond` / `while_loop` subgraphs (a
+    branch or loop body using a constant), left as attributes of the subgraphs, become
+    extra operands of their operators and lifted constants of the program (as torch lifts
+    those of the top graph); `torch.sym_sum` nodes (in torch's runtime checks of unbacked
+    sizes) become chains of `+`; the range constraints of symbols no graph uses (a loop
+    body run aside by `control_flow_ops`) are dropped, which torch's deserializer warns
+    about."""
+    # in-function: torch's export passes and symbolic shapes import sympy (~0.3 s), which
+    # only saving needs
+    from torch._export.passes.lift_constants_pass import ConstantAttrMap, lift_constants_pass
+    from torch.fx.experimental.symbolic_shapes import free_symbols
+    module = program.graph_module
+    if _thread_constants(module):
+        program.constants.update(lift_constants_pass(module, program.graph_signature,
+                                                     ConstantAttrMap()))
+        for name in [name for name in vars(module) if name.startswith("_lifted_constant_")]:
+            delattr(module, name)
+    _expand_sym_sums(module)
+    used = set()
+    for graph_module in module.modules():
+        if isinstance(graph_module, torch.fx.GraphModule):
+            for node in graph_module.graph.nodes:
+                used |= _size_symbols(node.meta.get("val"), free_symbols)
+    for symbol in [symbol for symbol in program.range_constraints if symbol not in used]:
+        del program.range_constraints[symbol]
+    return program
+
+
+def _expand_sym_sums(module):
+    """Rewrite the `torch.sym_sum` nodes of `module` and its subgraphs (torch emits them in
+    the runtime checks of unbacked sizes; its serializer lacks them) as chains of `+`."""
+    for node in list(module.graph.nodes):
+        if node.op == "get_attr" and isinstance(getattr(module, node.target, None),
+                                                torch.fx.GraphModule):
+            _expand_sym_sums(getattr(module, node.target))
+        if node.op == "call_function" and node.target is torch.sym_sum:
+            with module.graph.inserting_before(node):
+                total = node.args[0][0]
+                for term in node.args[0][1:]:
+                    total = module.graph.call_function(operator.add, (total, term))
+                    total.meta.update(node.meta)
+            node.replace_all_uses_with(total)
+            module.graph.erase_node(node)
+    module.recompile()
+
+
+def _thread_constants(module):
+    """Move the tensor constants of the cond / while_loop subgraphs of `module` (nested
+    ones first) to `module`, passed in as extra operands; True when any moved."""
+    moved = False
+    for node in list(module.graph.nodes):
+        if node.op != "call_function" or node.target not in (
+                torch.ops.higher_order.cond, torch.ops.higher_order.while_loop):
+            continue
+        subgraphs = [getattr(module, arg.target) for arg in node.args[:3]
+                     if isinstance(arg, torch.fx.Node) and arg.op == "get_attr"]
+        for subgraph in subgraphs:
+            _thread_constants(subgraph)
+        constants = [(subgraph, attr) for subgraph in subgraphs
+                     for attr in subgraph.graph.nodes if attr.op == "get_attr" and
+                     isinstance(getattr(subgraph, attr.target), torch.Tensor)]
+        if not constants:
+            continue
+        values = [(getattr(subgraph, attr.target), dict(attr.meta))
+                  for subgraph, attr in constants]
+        for subgraph in subgraphs:
+            placeholders = [n for n in subgraph.graph.nodes if n.op == "placeholder"]
+            inputs = []
+            for index, (_, meta) in enumerate(values):
+                anchor = inputs[-1] if inputs else placeholders[-1] if placeholders else None
+                with subgraph.graph.inserting_after(anchor) if anchor is not None else \
+                        subgraph.graph.inserting_before(next(iter(subgraph.graph.nodes))):
+                    placeholder = subgraph.graph.placeholder("lifted_constant_%d" % index)
+                placeholder.meta.update(meta)
+                inputs.append(placeholder)
+            for (owner, attr), placeholder in zip(constants, inputs):
+                if owner is subgraph:
+                    attr.replace_all_uses_with(placeholder)
+                    subgraph.graph.erase_node(attr)
+                    delattr(subgraph, attr.target)
+            subgraph.recompile()
+        operands = []
+        for value, meta in values:
+            name = "_lifted_constant_%d" % len([n for n in dir(module)
+                                                if n.startswith("_lifted_constant_")])
+            setattr(module, name, value)
+            with module.graph.inserting_before(node):
+                operand = module.graph.create_node("get_attr", name)
+            operand.meta.update(meta)
+            operands.append(operand)
+        node.args = node.args[:3] + (tuple(node.args[3]) + tuple(operands),) + node.args[4:]
+        module.recompile()
+        moved = True
+    return moved
+
+
+def _size_symbols(value, free_symbols):
+    """The symbols in the sizes of a node's value (what torch's deserializer reads)."""
+    if isinstance(value, torch.Tensor):
+        return set().union(*[free_symbols(size) for size in value.shape])
+    if isinstance(value, (torch.SymInt, torch.SymBool)):
+        return set(free_symbols(value))
+    if isinstance(value, (list, tuple)):
+        return set().union(*[_size_symbols(item, free_symbols) for item in value])
+    return set()
 
 
 def save(program, directory, name, extra_tensors=None):
@@ -262,7 +373,9 @@ def serving_program(module, inputs, variables, output_names, output_positions, w
             dims[0] = batch     # one batch size for all inputs: no guard relating them
         dynamic[name] = dims
     try:
-        return torch.export.export(serving, (), examples, dynamic_shapes=dynamic, strict=False)
+        program = torch.export.export(serving, (), examples, dynamic_shapes=dynamic,
+                                      strict=False)
+        return _serializable(program)
     except Exception as error:      # noqa: BLE001 - torch.export's many error classes
         raise ProgramExportError("Cannot export %s with torch.export (%s: %s)."
                                  % (what, type(error).__name__, str(error).split("\n")[0]))
