@@ -2,7 +2,11 @@
 tf.edit_distance and tf.sparse_placeholder give real TF's values, eagerly, in tf.function,
 Dataset.map and TF1 Sessions (tests/fixtures/lookup_edit_distance/make_values.py printed
 the constants, from TensorFlow 2.21)."""
+import os
 import pathlib
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -307,6 +311,45 @@ def test_contrib_lookup_builders(vocab_file):
                       [1, -1], [b"a"], TF_VOCAB_LOOKUP]
     with pytest.raises(ValueError, match="`vocabulary_file` must be specified"):
         tf.contrib.lookup.index_table_from_file("")
+
+
+NMT_SCRIPT = """
+import tensorflow as tf
+from tensorflow.python.ops import lookup_ops
+
+vocab = lookup_ops.index_table_from_file("vocab.txt", default_value=0)
+reverse = lookup_ops.index_to_string_table_from_file("vocab.txt", default_value="<unk>")
+src = tf.data.Dataset.from_tensor_slices(["hello world", "world foo hello"])
+src = src.map(lambda s: tf.string_split(tf.expand_dims(s, 0)).values)
+src = src.map(lambda words: tf.cast(vocab.lookup(words), tf.int32))
+it = src.make_initializable_iterator()
+ids = it.get_next()
+words = reverse.lookup(tf.cast(ids, tf.int64))
+with tf.Session() as sess:
+    sess.run(tf.tables_initializer())
+    sess.run(it.initializer)
+    for _ in range(2):
+        print(sess.run([ids, words]))
+"""
+# what real TF 1 behaviour (TF 2.21's compat.v1) printed for NMT_SCRIPT
+TF_NMT_OUTPUT = """[array([3, 4], dtype=int32), array([b'hello', b'world'], dtype=object)]
+[array([4, 0, 3], dtype=int32), array([b'world', b'<unk>', b'hello'], dtype=object)]
+"""
+
+
+def test_nmt_style_vocabulary_tables_under_the_runner(tmp_path):
+    """The TF NMT tutorial's use: `tensorflow.python.ops.lookup_ops` tables in a tf.data
+    pipeline of a TF1 script."""
+    (tmp_path / "vocab.txt").write_text("<unk>\n<s>\n</s>\nhello\nworld\n")
+    (tmp_path / "script.py").write_text(textwrap.dedent(NMT_SCRIPT))
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if k not in ("TFCOMPAT_MODE", "TFCOMPAT_API")}
+    env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-m", "tfcompat", "script.py"], cwd=str(tmp_path),
+                          env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == TF_NMT_OUTPUT
 
 
 # ---------------------------------------------------------------- tf.edit_distance

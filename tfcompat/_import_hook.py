@@ -37,6 +37,7 @@ ops.functional_ops ops.random_ops ops.clip_ops ops.check_ops ops.data_flow_ops
 ops.embedding_ops ops.gradients ops.gradients_impl ops.image_ops ops.linalg_ops
 ops.logging_ops ops.parsing_ops ops.rnn ops.rnn_cell ops.rnn_cell_impl ops.script_ops
 ops.sparse_ops ops.special_math_ops ops.standard_ops ops.string_ops ops.summary_ops_v2
+ops.lookup_ops
 ops.tensor_array_ops ops.template ops.io_ops ops.manip_ops ops.sort_ops ops.custom_gradient
 ops.partitioned_variables ops.histogram_ops ops.map_fn ops.metrics ops.losses
 ops.losses.losses ops.losses.util ops.gen_math_ops ops.gen_array_ops ops.gen_nn_ops
