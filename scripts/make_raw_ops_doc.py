@@ -22,7 +22,7 @@ FREQUENCIES = [os.path.join(REPO, "tests", "fixtures", folder, "op_frequency.jso
                for folder in ("tf_graphdefs", "tf1_meta", "tf2_saved_model",
                               "tf1_control_flow")]
 # graphs imported as meta graphs (their variables built)
-META_GRAPHS = ("tf1_meta/", "tf1_control_flow/train")
+META_GRAPHS = ("tf1_meta/", "tf1_control_flow/train", "tf1_control_flow/cond_train")
 DOC = os.path.join(REPO, "docs", "raw_ops.md")
 
 # (reason, test on the op type and its definition), the first that applies

@@ -104,10 +104,86 @@ def test_tensor_array_v3_raw_ops_thread_the_array_through_its_flow():
     assert int(tf.raw_ops.TensorArraySizeV3(handle=handle, flow_in=flow)) == 3
 
 
-def test_training_graph_gradient_ops_are_reported_at_once():
+def test_training_graph_through_a_cond_keeps_training_as_real_tf():
+    """The gradient's cond (same predicate) reads the forward cond's branch values."""
+    prefix = os.path.join(FIXTURES, "cond_train", "model.ckpt-2")
+    expected = _expected(os.path.join("cond_train", "expected.npz"))
+    with tf.Graph().as_default() as graph:
+        saver = tf.compat.v1.train.import_meta_graph(prefix + ".meta")
+        train_op = tf.compat.v1.get_collection("train_op")[0]
+        loss = graph.get_tensor_by_name("loss:0")
+        with tf.compat.v1.Session() as sess:
+            saver.restore(sess, prefix)
+            for step in range(4):
+                value, _ = sess.run([loss, train_op], {
+                    "x:0": expected["x"], "labels:0": expected["labels"],
+                    "use_relu:0": bool(expected["use_relu_%d" % step])})
+                np.testing.assert_allclose(value, expected["loss_%d" % step], rtol=1e-5)
+            for name in ("dense/kernel", "logits/kernel"):
+                np.testing.assert_allclose(sess.run(name + ":0"), expected[name],
+                                           rtol=1e-5, atol=1e-6)
+
+
+def test_loop_training_graph_reports_the_gradient_ops_it_lacks():
     with tf.Graph().as_default():
         with pytest.raises(UnsupportedOpsError) as caught:
             tf.compat.v1.train.import_meta_graph(
                 os.path.join(FIXTURES, "train", "model.ckpt-2.meta"))
-    assert {"StackV2", "StackPushV2", "StackPopV2", "TensorArrayGradV3"} <= \
-        set(caught.value.op_types)
+    assert set(caught.value.op_types) == {"BroadcastGradientArgs", "DynamicStitch"}
+
+
+def test_stack_raw_ops_pop_what_a_loop_pushed_last_first():
+    with tf.Graph().as_default():
+        stack = tf.raw_ops.StackV2(max_size=-1, elem_type=tf.float32)
+        n = tf.compat.v1.placeholder(tf.int32, [])
+
+        def push(i):
+            tf.raw_ops.StackPushV2(handle=stack, elem=tf.cast(i, tf.float32) * 2.0)
+            return i + 1
+
+        def pop(i, total):
+            return i - 1, total * 10.0 + tf.raw_ops.StackPopV2(handle=stack,
+                                                               elem_type=tf.float32)
+
+        count = tf.while_loop(lambda i: i < n, push, [0])
+        _, popped = tf.while_loop(lambda i, total: i > 0, pop, [count, 0.0])
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(popped, {n: 3}) == 420.0
+            assert sess.run(popped, {n: 2}) == 20.0
+
+
+def test_stack_pop_of_an_empty_stack_raises():
+    stack = tf.raw_ops.StackV2(max_size=-1, elem_type=tf.float32)
+    tf.raw_ops.StackPushV2(handle=stack, elem=1.5)
+    assert float(tf.raw_ops.StackPopV2(handle=stack, elem_type=tf.float32)) == 1.5
+    with pytest.raises(tf.errors.InvalidArgumentError, match="empty"):
+        tf.raw_ops.StackPopV2(handle=stack, elem_type=tf.float32)
+
+
+def test_tensor_array_grad_v3_is_one_array_per_source():
+    handle, flow = tf.raw_ops.TensorArrayV3(size=2, dtype=tf.float32, element_shape=[3])
+    flow = tf.raw_ops.TensorArrayWriteV3(handle=handle, index=0, value=[1.0, 2.0, 3.0],
+                                         flow_in=flow)
+    grad, grad_flow = tf.raw_ops.TensorArrayGradV3(handle=handle, flow_in=flow,
+                                                   source="gradients")
+    assert grad_flow is flow and int(grad.size()) == 2
+    # TF's gradient arrays start from the forward array's flow
+    grad_flow = tf.raw_ops.TensorArrayWriteV3(handle=grad, index=1, value=[4.0, 5.0, 6.0],
+                                              flow_in=grad_flow)
+    again, _ = tf.raw_ops.TensorArrayGradV3(handle=handle, flow_in=grad_flow,
+                                            source="gradients")
+    np.testing.assert_array_equal(
+        tf.raw_ops.TensorArrayGatherV3(handle=again, indices=[0, 1], flow_in=grad_flow,
+                                       dtype=tf.float32).numpy(), [[0, 0, 0], [4, 5, 6]])
+    np.testing.assert_array_equal(
+        tf.raw_ops.TensorArrayReadV3(handle=handle, index=0, flow_in=flow,
+                                     dtype=tf.float32).numpy(), [1, 2, 3])
+
+
+def test_loop_gradient_kernels():
+    offsets = tf.raw_ops.ConcatOffset(concat_dim=1, shape=[[2, 2, 7], [2, 3, 7], [2, 5, 7]])
+    np.testing.assert_array_equal([o.numpy() for o in offsets],
+                                  [[0, 0, 0], [0, 2, 0], [0, 5, 0]])
+    np.testing.assert_allclose(tf.raw_ops.SigmoidGrad(y=[0.5, 0.2], dy=[1.0, 2.0]).numpy(),
+                               [0.25, 0.32], rtol=1e-6)
+    assert tf.raw_ops.ControlTrigger() is None

@@ -28,6 +28,7 @@ from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.graph import Operation, SymbolicTensor, get_default_graph
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops import importer_control_flow, raw_ops
+from tfcompat.ops.stack_ops import Stack
 from tfcompat.ops.tensor_array_ops import TensorArray
 
 
@@ -218,10 +219,10 @@ def _graph_reference(reference, nodes):
 
 
 def _passes_through(value):
-    """A value that is not a tensor: a Variable (TF's resource handle) or a TensorArray
-    (TF's TensorList variant)."""
-    return isinstance(value, TensorArray) or (hasattr(value, "read_value") and
-                                              hasattr(value, "assign"))
+    """A value that is not a tensor: a Variable (TF's resource handle), a TensorArray
+    (TF's TensorList variant, TF1's TensorArray handle and flow) or a TF1 stack."""
+    return isinstance(value, (TensorArray, Stack)) or (hasattr(value, "read_value") and
+                                                       hasattr(value, "assign"))
 
 
 def _flat_values(made):

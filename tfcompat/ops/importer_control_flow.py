@@ -15,16 +15,23 @@ branch that ran. TF runs these with dead tensors; here each frame becomes one
 `tf.cond` whose branches are built from the nodes between them, found as TF's executor
 finds them: a node's frame follows its inputs (an Enter's output is in the Enter's frame,
 an Exit's in the parent frame), and a node's branch follows its inputs (a Switch output
-enters a branch, a Merge leaves it). Frames and conds nest. Exit and Merge nodes keep the
-file's names (Identity nodes of the loop's and the cond's results); the nodes inside are
-named under the loop's and the cond's scope, made unique, as each is traced.
-Where we differ: a Merge's `value_index` output, and conds outside the loops that TF 1
-writes (a Switch/Merge pair not made by tf.cond), are not supported; nodes of a branch
-that reach no Merge are not built.
+enters a branch, a Merge leaves it). Frames and conds nest. TF builds the gradient of a
+cond in the cond's own branches: the nodes of one predicate's branches that read the
+cond's results (through nodes outside it) are a later tf.cond on the same predicate,
+reading the values of the first one's branch that ran (kept by the first when it runs).
+Exit and Merge nodes keep the file's names (Identity nodes of the loop's and the cond's
+results); the nodes inside are named under the loop's and the cond's scope, made unique,
+as each is traced.
+Where we differ: a Merge's `value_index` output is not supported; nodes of a branch that
+reach no Merge are not built; a kept branch value is shared by the runs of the graph in
+progress at once.
 """
 import collections
 
+from tfcompat.framework.custom_op import run_op
+from tfcompat.framework.graph import SymbolicTensor
 from tfcompat.ops import control_flow_ops
+from tfcompat.ops.tensor_array_ops import TensorArray
 
 ENTER_OPS = ("Enter", "RefEnter")
 EXIT_OPS = ("Exit", "RefExit")
@@ -236,8 +243,9 @@ def _common_prefix(contexts):
 
 def _cond_units(order, owner):
     """The conds of the block (their Merges in no branch): each the Merges, Switches and
-    branch units connected through one predicate's branches. Returns them and the names
-    of the units they take in."""
+    branch units connected through one predicate's branches, in one or more conds (see
+    `_waves`). Returns them and the names of the units they take in or leave out (branch
+    units reaching no Merge, which TF runs for nothing)."""
     parent = {}
 
     def find(name):
@@ -269,15 +277,83 @@ def _cond_units(order, owner):
     for unit in order:
         if unit.name in parent and find(unit.name) in groups:
             members[find(unit.name)].append(unit)
-    conds, inside = [], set()
+    conds, inside, relays = [], set(), {}
+    contexts = dict(owner)      # the units as they are now: the cond units replace them
     for root in groups:
         units = members[root]
-        nodes = [node for unit in units for node in unit.nodes]
-        cond = _Unit("cond", nodes, [u.name for u in units if u in merges])
-        cond.parts = units
-        conds.append(cond)
+        waves = _waves(units, order, owner, merges)
+        switches = [u for u in units if not u.context and u.kind == "node" and
+                    u.nodes[0].op in SWITCH_OPS]
+        crossing = [(reference, waves[owner[_source(reference)].name], waves[unit.name])
+                    for unit in units for reference in unit.references()
+                    if _source(reference) in owner and
+                    owner[_source(reference)].name in waves and
+                    owner[_source(reference)].context and
+                    waves[owner[_source(reference)].name] < waves[unit.name]]
+        for wave in sorted(set(waves.values())):
+            parts = [u for u in units if waves[u.name] == wave]
+            cond = _Unit("cond", [node for unit in parts for node in unit.nodes],
+                         [u.name for u in parts if u in merges])
+            cond.parts = parts
+            cond.owner = contexts
+            cond.switches = [u for u in switches if waves[u.name] <= wave]
+            cond.exports = [r for r, source, _ in crossing if source == wave]
+            cond.imports = [r for r, _, reader in crossing if reader == wave]
+            cond.relays = relays
+            conds.append(cond)
         inside.update(unit.name for unit in units)
+    inside.update(unit.name for unit in order if unit.context or (
+        unit.kind == "node" and unit.nodes[0].op in SWITCH_OPS))    # reaching no Merge
     return conds, inside
+
+
+def _waves(units, order, owner, merges):
+    """The cond each of a cond's units (`units`) is built in, numbered in order: one that
+    reads one of their Merges, through units outside them, is built in a later cond than
+    that Merge (TF builds the gradient of a cond in the cond's own branches, reading its
+    values there). {unit name: number}."""
+    inside = {unit.name for unit in units}
+    merge_names = {unit.name for unit in units if unit in merges}
+    wave, after = {}, {}
+    for unit in order:
+        sources = {owner[_source(r)].name for r in unit.references() if _source(r) in owner}
+        if unit.name in inside:
+            wave[unit.name] = max([wave[s] + (s in merge_names) for s in sources
+                                   if s in inside] +
+                                  [after[s] + 1 for s in sources if s in after] + [0])
+        else:
+            found = [wave[s] for s in sources if s in inside] + \
+                [after[s] for s in sources if s in after]
+            if found:
+                after[unit.name] = max(found)
+    return wave
+
+
+class _Relay(object):
+    """A value of a cond's branch that a later cond on the same predicate reads in the
+    same branch (TF's gradient of a cond reads the forward cond's branch values): kept
+    when that branch runs, read when the later cond runs it (the same branch, the
+    predicate being the same). A value known while building is kept as it is."""
+
+    def __init__(self):
+        self.value = None
+        self.known = None
+
+    def store(self, value):
+        if not isinstance(value, SymbolicTensor):
+            self.known = [value]
+            return
+        self.spec = (value.dtype, value.shape)
+        run_op(self._kept, "Identity", [value], [self.spec], pure=False)
+
+    def _kept(self, value):
+        self.value = value
+        return (value,)
+
+    def load(self):
+        if self.known is not None:
+            return self.known[0]
+        return run_op(lambda: (self.value,), "Identity", [], [self.spec], pure=False)[0]
 
 
 def _build(importer, unit, frames, level):
@@ -286,7 +362,7 @@ def _build(importer, unit, frames, level):
             _build_loop(importer, unit, frames)
     else:
         with importer.reporting("the TF1 cond %r" % (importer.scope +
-                                                      _scope_of(unit.outputs[0]))):
+                                                      _scope_of(unit.name))):
             _build_cond(importer, unit, frames, level)
 
 
@@ -349,10 +425,27 @@ def _build_loop(importer, unit, frames):
     results = control_flow_ops.while_loop_v2(
         condition_fn, body_fn, [importer.tensor(enter.input[0]) for enter in variables],
         name=importer.op_scope(scope))
+    results = [_unknown_where_unknown(result) for result in results]
     by_switch = {switch.name: result for switch, result in zip(switches, results)
                  if switch is not None}
     for node in exits:
         importer.set_output(node.name, by_switch[_source(node.input[0])])
+
+
+def _unknown_where_unknown(result):
+    """A loop result whose shape the graph tracks as its static shape says: a TensorArray
+    the loop filled carries storage made before its element shape was known (its unknown
+    dims 0, see TensorArray._loop_storage), which what follows the loop would otherwise
+    take for its size."""
+    storage = result.stack() if isinstance(result, TensorArray) else result
+    if not isinstance(storage, SymbolicTensor) or storage.shape.rank is None or not any(
+            known is None and type(size) is int
+            for known, size in zip(storage.shape.as_list(), storage._fake.shape)):
+        return result
+    storage = run_op(lambda value: (value,), "Identity", [storage],
+                     [(storage.dtype, storage.shape)])[0]
+    return result._from_loop_storage(storage) if isinstance(result, TensorArray) \
+        else storage
 
 
 def _ancestors(nodes, references):
@@ -370,36 +463,40 @@ def _ancestors(nodes, references):
 def _build_cond(importer, unit, frames, level):
     """The cond as tf.cond on its predicate, its Merges' values set."""
     merges = [part for part in unit.parts if part.name in unit.outputs]
-    switch_parts = [part for part in unit.parts if not part.context and
-                    part.kind == "node" and part.nodes[0].op in SWITCH_OPS]
-    switches = [part.nodes[0] for part in switch_parts]
-    owner = {node.name: part for part in unit.parts for node in part.nodes}
-    predicate = {part.predicate for part in switch_parts}
+    switches = [part.nodes[0] for part in unit.switches]
+    predicate = {part.predicate for part in unit.switches}
     if len(predicate) != 1:
         raise ValueError("its Switch nodes have %d predicates" % len(predicate))
     predicate = predicate.pop()
-    scope = _scope_of(merges[0].name)
-    branches = {}
-    for port in (1, 0):
+    scope = _scope_of(unit.name)
+    for reference in unit.exports:
+        unit.relays.setdefault(reference, _Relay())
+
+    def branch_of(reference):
+        return _merge_input_branch(reference, unit.owner, switches, predicate)
+
+    def branch_fn(port):
         parts = [part for part in unit.parts
                  if part.context and part.context[0] == (predicate, port)]
         results = []
         for merge in merges:
-            taken = [i for i in merge.nodes[0].input
-                     if _merge_input_branch(i, owner, switches, predicate) == port]
+            taken = [i for i in merge.nodes[0].input if branch_of(i) == port]
             if len(taken) != 1:
                 raise ValueError("Merge %r has %d inputs from the %s branch"
                                  % (merge.name, len(taken), bool(port)))
             results.append(taken[0])
-        branches[port] = ([node for part in parts for node in part.nodes], results)
 
-    def branch_fn(port):
         def build():
-            nested = importer.nested(
-                {switch.name + ":%d" % port: importer.tensor(switch.input[0])
-                 for switch in switches}, scope)
-            nodes, results = branches[port]
-            import_block(nested, nodes, frames, level)
+            inputs = {switch.name + ":%d" % port: importer.tensor(switch.input[0])
+                      for switch in switches}
+            inputs.update((reference, unit.relays[reference].load())
+                          for reference in unit.imports if branch_of(reference) == port)
+            nested = importer.nested(inputs, scope)
+            import_block(nested, [node for part in parts for node in part.nodes], frames,
+                         level)
+            for reference in unit.exports:
+                if branch_of(reference) == port:
+                    unit.relays[reference].store(nested.tensor(reference))
             return [nested.tensor(reference) for reference in results]
         return build
 

@@ -283,6 +283,12 @@ def _no_op(name=None):
     return control_flow_ops.no_op(name=name)
 
 
+@raw_op("ControlTrigger", records_itself=True)
+def _control_trigger(name=None):
+    """TF1 loop gradients' synchronisation point: a no-op here (ops run in order)."""
+    return control_flow_ops.no_op(name=name)
+
+
 @raw_op("Cast")
 def _cast(x, DstT, Truncate=False, name=None):  # noqa: N803 - TF's attr names
     return run_impl(math_ops.cast, x, dtypes.as_dtype(DstT))
@@ -548,6 +554,23 @@ def _tanh_grad(y, dy, name=None):
     """TF's `dy * (1 - y * y)`, from tanh's output `y`."""
     y = to_torch(y)
     return to_torch(dy) * (1 - y * y)
+
+
+@raw_op("SigmoidGrad")
+def _sigmoid_grad(y, dy, name=None):
+    """TF's `dy * y * (1 - y)`, from sigmoid's output `y`."""
+    y = to_torch(y)
+    return to_torch(dy) * y * (1 - y)
+
+
+@raw_op("ConcatOffset")
+def _concat_offset(concat_dim, shape, name=None):
+    """Where each input of a concat along `concat_dim` starts in its result."""
+    shapes = torch.stack([to_torch(s) for s in shape])
+    dim = int(concat_dim) % shapes.shape[1]
+    along = torch.zeros_like(shapes)
+    along[:, dim] = shapes[:, dim]
+    return list(torch.cumsum(along, 0) - along)
 
 
 @raw_op("SparseSoftmaxCrossEntropyWithLogits")
