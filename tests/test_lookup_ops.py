@@ -1,7 +1,7 @@
 """tf.lookup tables, tf.tables_initializer, tf.contrib.lookup builders, tf.compat.as_*,
 tf.edit_distance and tf.sparse_placeholder give real TF's values, eagerly, in tf.function,
 Dataset.map and TF1 Sessions (tests/fixtures/lookup_edit_distance/make_values.py printed
-the constants, from TensorFlow 2.21)."""
+the constants, from TensorFlow 2.21; make_mutable_values.py those of the mutable tables)."""
 import os
 import pathlib
 import subprocess
@@ -155,6 +155,84 @@ def test_keras_string_lookup_shares_the_oov_buckets():
     layer = tf.keras.layers.StringLookup(vocabulary=["a", "b"], num_oov_indices=3)
     assert layer(tf.constant(["a", "x", "yy", "zzz", "b"])).numpy().tolist() == \
         TF_STRING_LOOKUP_3_OOV
+
+
+# ---------------------------------------------------------------- mutable tables
+
+
+def test_mutable_hash_table_eager():
+    table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+    assert table.size().numpy() == 0
+    assert table.lookup(tf.constant(["a"])).numpy().tolist() == [-1]
+    assert table.insert(tf.constant(["a", "b", "c"]), tf.constant([1, 2, 3], tf.int64)) is None
+    table.insert(tf.constant(["b"]), tf.constant([20], tf.int64))
+    assert table.lookup(tf.constant([["a", "b"], ["x", "c"]])).numpy().tolist() == [[1, 20],
+                                                                                     [-1, 3]]
+    table.remove(tf.constant(["a", "zz"]))
+    assert table.lookup(tf.constant(["a", "b"])).numpy().tolist() == [-1, 20]
+    assert table.size().numpy() == 2
+    keys, values = table.export()
+    assert sorted(zip(keys.numpy().tolist(), values.numpy().tolist())) == [(b"b", 20),
+                                                                           (b"c", 3)]
+    assert table.lookup(tf.constant(["b", "q"]), dynamic_default_values=tf.constant(
+        [7, 8], tf.int64)).numpy().tolist() == [20, 8]
+    with pytest.raises(ValueError, match="Tensor conversion requested dtype string"):
+        table.insert(tf.constant([1], tf.int64), tf.constant([1], tf.int64))
+    with pytest.raises(errors.InvalidArgumentError, match=r"Expected shape \[2\] for value, "
+                                                          r"got \[1\]"):
+        table.insert(tf.constant(["a", "b"]), tf.constant([1], tf.int64))
+    vectors = tf.lookup.experimental.MutableHashTable(tf.int64, tf.float32, [-1.0, -1.0])
+    vectors.insert(tf.constant([5, 6], tf.int64), tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    assert vectors.lookup(tf.constant([6, 0], tf.int64)).numpy().tolist() == [[3.0, 4.0],
+                                                                              [-1.0, -1.0]]
+    with pytest.raises(errors.InvalidArgumentError, match=r"Expected shape \[1,2\] for value, "
+                                                          r"got \[1\]"):
+        vectors.insert(tf.constant([5], tf.int64), tf.constant([1.0]))
+
+
+def test_dense_hash_table():
+    dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, default_value=-1,
+                                                  empty_key=0, deleted_key=-1)
+    dense.insert(tf.constant([11, 12, 13], tf.int64), tf.constant([1, 2, 3], tf.int64))
+    dense.erase(tf.constant([12], tf.int64))
+    assert dense.lookup(tf.constant([11, 12, 13, 14], tf.int64)).numpy().tolist() == [1, -1, 3,
+                                                                                      -1]
+    assert dense.size().numpy() == 2
+    for key, message in ((0, "empty_key"), (-1, "deleted_key")):
+        with pytest.raises(errors.InvalidArgumentError,
+                           match="Using the %s as a table key is not allowed" % message):
+            dense.insert(tf.constant([key], tf.int64), tf.constant([5], tf.int64))
+    with pytest.raises(errors.InvalidArgumentError, match="Using the empty_key as a table key"):
+        dense.lookup(tf.constant([0], tf.int64))
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="Empty and deleted keys cannot be equal"):
+        tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, -1, empty_key=3,
+                                              deleted_key=3)
+    strings = tf.lookup.experimental.DenseHashTable(tf.string, tf.float32, default_value=0.5,
+                                                    empty_key="", deleted_key="$")
+    strings.insert(["k"], [2.5])
+    assert strings.lookup(tf.constant(["k", "j"])).numpy().tolist() == [2.5, 0.5]
+    with pytest.raises(NotImplementedError, match="DenseHashTable.export"):
+        strings.export()
+
+
+def test_mutable_hash_table_per_session():
+    with tf.Graph().as_default():
+        table = v1.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+        insert = table.insert(tf.constant(["q"]), tf.constant([4], tf.int64))
+        out = table.lookup(tf.constant(["q", "r"]))
+        assert insert.type == "LookupTableInsertV2"
+        with v1.Session() as sess:
+            assert sess.run(out).tolist() == [-1, -1]
+            sess.run(insert)
+            assert sess.run(out).tolist() == [4, -1]
+        with v1.Session() as sess:
+            assert sess.run(out).tolist() == [-1, -1]
+        contrib = tf.contrib.lookup.MutableHashTable(tf.string, tf.int64, -1, "shared")
+        contrib_insert = contrib.insert(tf.constant(["w"]), tf.constant([2], tf.int64))
+        with v1.Session() as sess:
+            sess.run(contrib_insert)
+            assert sess.run(contrib.lookup(tf.constant(["w", "v"]))).tolist() == [2, -1]
 
 
 # ---------------------------------------------------------------- text files

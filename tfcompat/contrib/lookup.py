@@ -32,6 +32,26 @@ class IdTableWithHashBuckets(lookup_ops.StaticVocabularyTable):
                                                      lookup_key_dtype=key_dtype, name=name)
 
 
+@tf_export("contrib.lookup.MutableHashTable")
+class MutableHashTable(lookup_ops.MutableHashTable):
+    """TF1's contrib MutableHashTable (`shared_name` accepted and ignored)."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, shared_name=None,
+                 name="MutableHashTable", checkpoint=True):
+        super(MutableHashTable, self).__init__(key_dtype, value_dtype, default_value, name=name)
+
+
+@tf_export("contrib.lookup.MutableDenseHashTable")
+class MutableDenseHashTable(lookup_ops.DenseHashTable):
+    """TF1's contrib MutableDenseHashTable (`shared_name` accepted and ignored)."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key,
+                 initial_num_buckets=None, shared_name=None, name="MutableDenseHashTable",
+                 checkpoint=True):
+        super(MutableDenseHashTable, self).__init__(key_dtype, value_dtype, default_value,
+                                                    empty_key, deleted_key, name=name)
+
+
 @tf_export("contrib.lookup.index_table_from_tensor")
 def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1, hasher_spec=None,
                             dtype=dtypes.string, name=None):

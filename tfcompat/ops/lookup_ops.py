@@ -47,28 +47,34 @@ def _flat_keys(value):
     return value.reshape(-1).tolist()
 
 
+def _flat_values(value, count):
+    """`count` Python values from a tensor value: scalars, or lists for vector values."""
+    items = _flat_keys(value)
+    if count == 0 or len(items) == count:
+        return items
+    width = len(items) // count
+    return [items[i * width:(i + 1) * width] for i in range(count)]
+
+
 def _as_value(items, dtype, shape):
-    """Python values as a tensor value of `dtype` (string arrays hold bytes)."""
+    """Python values (scalars or lists) as a tensor value of `dtype` and `shape` (string
+    arrays hold bytes)."""
     if dtype == dtypes.string:
-        out = np.empty(len(items), dtype=object)
-        out[:] = items
-        return out.reshape(shape)
+        return np.array(items, dtype=object).reshape(shape)
     return torch.tensor(items, dtype=dtype.torch_dtype).reshape(shape)
 
 
-def _scalar(value):
-    """The Python value of a scalar (a 0-d tensor value or a one-element string array)."""
-    if isinstance(value, np.ndarray):
-        item = value.reshape(-1)[0]
-        return item if isinstance(item, bytes) else str(item).encode("utf-8")
-    return value.item()
+def _item(value):
+    """The Python value of a default: a scalar, or a list for a vector default."""
+    items = _flat_keys(value)
+    return items[0] if len(items) == 1 and not tuple(value.shape) else items
 
 
 class _TableContents(object):
-    """One instance of a table: its entries, or None before it is initialized."""
+    """One instance of a table: its entries, or None before a static table is initialized."""
 
-    def __init__(self, unused_session=None):
-        self.entries = None
+    def __init__(self, mutable):
+        self.entries = {} if mutable else None
         self.lock = threading.Lock()
 
     def insert(self, keys, values):
@@ -86,6 +92,15 @@ class _TableContents(object):
             elif self.entries != entries:
                 raise errors.FailedPreconditionError(
                     "Table was already initialized with different data.")
+
+    def update(self, keys, values):
+        with self.lock:
+            self.entries.update(zip(keys, values))
+
+    def remove(self, keys):
+        with self.lock:
+            for key in keys:
+                self.entries.pop(key, None)
 
     def checked_entries(self):
         if self.entries is None:
@@ -195,7 +210,7 @@ class TextFileInitializer(TableInitializerBase):
         return [self._filename]
 
     def _entries(self, filename):
-        path = _scalar(filename).decode("utf-8")
+        path = _item(filename).decode("utf-8")
         try:
             with open(path, "rb") as f:
                 lines = f.read().split(b"\n")
@@ -252,6 +267,7 @@ class LookupInterface(object):
         self._value_dtype = dtypes.as_dtype(value_dtype)
         self._name = name
 
+    _value_shape = TensorShape([])  # the shape of one value (mutable tables: the default's)
     key_dtype = property(lambda self: self._key_dtype)
     value_dtype = property(lambda self: self._value_dtype)
     name = property(lambda self: self._name)
@@ -274,51 +290,66 @@ class LookupInterface(object):
         """One node: `find(flat keys, *values of inputs)` -> the flat values; sparse keys
         keep their indices and dense shape."""
         tensor = self._key_tensor(keys, key_dtype)
-        value_dtype = self._value_dtype
+        value_dtype, value_dims = self._value_dtype, tuple(self._value_shape.as_list())
 
         def lookup_values(key_values, *input_values):
             return (_as_value(find(_flat_keys(key_values), *input_values), value_dtype,
-                              tuple(key_values.shape)),)
+                              tuple(key_values.shape) + value_dims),)
+        out_shape = TensorShape(tensor.shape).concatenate(self._value_shape)
         values = run_resource_op(lookup_values, "LookupTableFindV2", [tensor] + inputs,
-                                 [(value_dtype, TensorShape(tensor.shape))], name)[0]
+                                 [(value_dtype, out_shape)], name)[0]
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, values, keys.dense_shape)
         return values
 
 
-@tf_export("lookup.StaticHashTable")
-class StaticHashTable(LookupInterface):
-    """A table filled once by its initializer, giving `default_value` for missing keys
-    (TF's StaticHashTable and StaticHashTableV1)."""
+class _HashTable(LookupInterface):
+    """A table of a dict per Session (see the module docstring): lookup with a default value
+    (scalar, or of the values' shape), size and export. A `_mutable` table starts empty, a
+    static one uninitialized."""
 
-    def __init__(self, initializer, default_value, name=None, experimental_is_anonymous=False):
-        super(StaticHashTable, self).__init__(initializer.key_dtype, initializer.value_dtype,
-                                              name or "hash_table")
-        self._initializer = initializer
+    _mutable = False
+
+    def __init__(self, key_dtype, value_dtype, default_value, name):
+        super(_HashTable, self).__init__(key_dtype, value_dtype, name)
         self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
+        self._value_shape = TensorShape(self._default_value.shape)
         # a constant default is kept as a value: `Dataset.map` runs lookups outside the graph
         self._fixed_default = None if isinstance(default_value, SymbolicTensor) else \
-            _scalar(to_torch(default_value, self._value_dtype))
-        self._contents = PerSession(self, _TableContents)
-        self._init_op = initializer.initialize(self)
+            _item(to_torch(default_value, self._value_dtype))
+        self._contents = PerSession(self, lambda session: _TableContents(self._mutable))
 
     default_value = property(lambda self: self._default_value)
-    initializer = property(lambda self: self._init_op)
 
-    def lookup(self, keys, name=None):
-        """The values of `keys` (same shape; a SparseTensor gives a SparseTensor)."""
-        contents = self._contents
+    def _check_keys(self, flat_keys):
+        """Reject keys the table cannot hold (DenseHashTable's empty and deleted keys)."""
+
+    def lookup(self, keys, dynamic_default_values=None, name=None):
+        """The values of `keys` (shape: keys' + the values'; a SparseTensor gives a
+        SparseTensor); missing keys get the default value, or their own entry of
+        `dynamic_default_values` (mutable tables)."""
+        contents, check_keys = self._contents, self._check_keys
+        if dynamic_default_values is not None:
+            inputs = [convert_to_tensor(dynamic_default_values, dtype=self._value_dtype)]
+        elif self._fixed_default is None:
+            inputs = [self._default_value]
+        else:
+            inputs = []
         fixed_default = self._fixed_default
-        inputs = [self._default_value] if fixed_default is None else []
+        per_key = dynamic_default_values is not None
 
-        def find(flat_keys, *default_value):
+        def find(flat_keys, *default):
+            check_keys(flat_keys)
             entries = contents.get().checked_entries()
-            fallback = _scalar(default_value[0]) if default_value else fixed_default
+            if per_key:
+                fallbacks = _flat_values(default[0], len(flat_keys))
+                return [entries.get(k, d) for k, d in zip(flat_keys, fallbacks)]
+            fallback = _item(default[0]) if default else fixed_default
             return [entries.get(k, fallback) for k in flat_keys]
         return self._run_lookup(keys, self._key_dtype, find, inputs, name)
 
     def size(self, name=None):
-        """The number of entries (int64; 0 before the table is initialized, as TF)."""
+        """The number of entries (int64; 0 before a static table is initialized, as TF)."""
         contents = self._contents
 
         def count():
@@ -330,15 +361,109 @@ class StaticHashTable(LookupInterface):
     def export(self, name=None):
         """(keys, values) tensors of the entries (insertion order)."""
         contents = self._contents
-        key_dtype, value_dtype = self._key_dtype, self._value_dtype
+        key_dtype, value_dtype, value_dims = self._key_dtype, self._value_dtype, \
+            tuple(self._value_shape.as_list())
 
         def entries():
             held = contents.get().checked_entries()
             return (_as_value(list(held), key_dtype, (len(held),)),
-                    _as_value(list(held.values()), value_dtype, (len(held),)))
+                    _as_value(list(held.values()), value_dtype, (len(held),) + value_dims))
         return tuple(run_resource_op(entries, "LookupTableExportV2", [],
                                      [(key_dtype, TensorShape([None])),
-                                      (value_dtype, TensorShape([None]))], name))
+                                      (value_dtype, TensorShape([None]).concatenate(
+                                          self._value_shape))], name))
+
+
+@tf_export("lookup.StaticHashTable")
+class StaticHashTable(_HashTable):
+    """A table filled once by its initializer, giving `default_value` for missing keys
+    (TF's StaticHashTable and StaticHashTableV1)."""
+
+    def __init__(self, initializer, default_value, name=None, experimental_is_anonymous=False):
+        super(StaticHashTable, self).__init__(initializer.key_dtype, initializer.value_dtype,
+                                              default_value, name or "hash_table")
+        self._initializer = initializer
+        self._init_op = initializer.initialize(self)
+
+    initializer = property(lambda self: self._init_op)
+
+    def lookup(self, keys, name=None):
+        """The values of `keys` (same shape; a SparseTensor gives a SparseTensor)."""
+        return super(StaticHashTable, self).lookup(keys, name=name)
+
+
+@tf_export("lookup.experimental.MutableHashTable")
+class MutableHashTable(_HashTable):
+    """A table changed by `insert` and `remove` (TF's MutableHashTable; values may be
+    vectors, shaped like `default_value`). In a graph each Session has its own entries.
+    Differs: the entries are not saved in checkpoints (`checkpoint` is ignored)."""
+
+    _mutable = True
+
+    def __init__(self, key_dtype, value_dtype, default_value, name="MutableHashTable",
+                 checkpoint=True, experimental_is_anonymous=False):
+        super(MutableHashTable, self).__init__(key_dtype, value_dtype, default_value, name)
+
+    def insert(self, keys, values, name=None):
+        """Set the values of `keys` (None eagerly; the op in a graph)."""
+        keys = convert_to_tensor(keys, dtype=self._key_dtype)
+        values = convert_to_tensor(values, dtype=self._value_dtype)
+        contents, check_keys = self._contents, self._check_keys
+        value_dims = tuple(self._value_shape.as_list())
+
+        def insert_entries(key_values, value_values):
+            expected = tuple(key_values.shape) + value_dims
+            if tuple(value_values.shape) != expected:
+                raise errors.InvalidArgumentError("Expected shape %s for value, got %s" % (
+                    _dims_text(expected), _dims_text(value_values.shape)))
+            flat_keys = _flat_keys(key_values)
+            check_keys(flat_keys)
+            contents.get().update(flat_keys, _flat_values(value_values, len(flat_keys)))
+        return run_resource_op(insert_entries, "LookupTableInsertV2", [keys, values], None,
+                               name)
+
+    def remove(self, keys, name=None):
+        """Remove `keys` (absent keys are ignored)."""
+        keys = convert_to_tensor(keys, dtype=self._key_dtype)
+        contents, check_keys = self._contents, self._check_keys
+
+        def remove_entries(key_values):
+            flat_keys = _flat_keys(key_values)
+            check_keys(flat_keys)
+            contents.get().remove(flat_keys)
+        return run_resource_op(remove_entries, "LookupTableRemoveV2", [keys], None, name)
+
+
+@tf_export("lookup.experimental.DenseHashTable")
+class DenseHashTable(MutableHashTable):
+    """TF's DenseHashTable as a MutableHashTable whose `empty_key` and `deleted_key` may not be
+    used as keys. Differs: `export()` (TF's gives its buckets) is not implemented."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key,
+                 initial_num_buckets=None, name="MutableDenseHashTable", checkpoint=True,
+                 experimental_is_anonymous=False):
+        super(DenseHashTable, self).__init__(key_dtype, value_dtype, default_value, name)
+        self._reserved = {_item(to_torch(key, self._key_dtype)): what for what, key in
+                          (("deleted_key", deleted_key), ("empty_key", empty_key))}
+        if len(self._reserved) == 1:
+            raise errors.InvalidArgumentError("Empty and deleted keys cannot be equal")
+
+    def _check_keys(self, flat_keys):
+        reserved = self._reserved
+        for key in flat_keys:
+            if key in reserved:
+                raise errors.InvalidArgumentError(
+                    "Using the %s as a table key is not allowed" % reserved[key])
+
+    def insert_or_assign(self, keys, values, name=None):
+        return self.insert(keys, values, name)
+
+    def erase(self, keys, name=None):
+        return self.remove(keys, name)
+
+    def export(self, name=None):
+        raise NotImplementedError("tf.lookup.experimental.DenseHashTable.export (TF's bucket "
+                                  "arrays) is not implemented by tfcompat")
 
 
 @tf_export("lookup.StaticVocabularyTable")
