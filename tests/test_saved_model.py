@@ -264,7 +264,7 @@ class Looping(tf.Module):
         for t in tf.range(tf.shape(x)[1]):
             h = tf.tanh(x[:, t, :] + tf.matmul(h, self.w))
             outputs = outputs.write(t, h)
-        if tf.reduce_sum(h) > 1.0:
+        if tf.reduce_sum(h) > 0.0:
             h = h * 10.0
         return {"states": tf.transpose(outputs.stack(), [1, 0, 2]), "last": h}
 
@@ -275,10 +275,10 @@ def _looping_cases():
     x = np.array([[1.0, 2.0], [0.5, -1.0], [0.25, 0.0]], np.float32)
     rng = np.random.RandomState(1)
     calls = [{"x": x, "n": np.int32(n)} for n in (0, 1, 4)] + \
-        [{"x": -x, "n": np.int32(3)}, {"x": x[:1], "n": np.int32(6)}]
-    sequences = [{"x": rng.uniform(0, 1, (2, 5, 2)).astype(np.float32)},
-                 {"x": -rng.uniform(0, 1, (3, 2, 2)).astype(np.float32)},
-                 {"x": rng.uniform(0, 1, (1, 9, 2)).astype(np.float32)}]
+        [{"x": -x, "n": np.int32(n)} for n in (0, 3)] + [{"x": x[:1], "n": np.int32(6)}]
+    sequences = [{"x": rng.uniform(1, 2, (2, 5, 2)).astype(np.float32)},
+                 {"x": -rng.uniform(1, 2, (3, 2, 2)).astype(np.float32)},
+                 {"x": rng.uniform(1, 2, (1, 9, 2)).astype(np.float32)}]
     return calls, sequences
 
 
@@ -292,7 +292,6 @@ def test_loops_and_conds_save_as_torch_control_flow_and_run_on_other_inputs(tmp_
     expected, branches = {}, set()
     for index, case in enumerate(calls):
         want = module(case["x"], case["n"])
-        branches.add(float(want["y"].numpy().min()) > -1.0)
         got = loaded(case["x"], case["n"])
         assert int(got["steps"].numpy()) == case["n"]
         np.testing.assert_allclose(got["y"].numpy(), want["y"].numpy(), rtol=1e-6)
@@ -300,12 +299,15 @@ def test_loops_and_conds_save_as_torch_control_flow_and_run_on_other_inputs(tmp_
                          "call%d_y" % index: want["y"].numpy()})
     for index, case in enumerate(sequences):
         want = module.sequence(case["x"])
-        branches.add(float(np.abs(want["last"].numpy()).max()) > 1.0)
+        branches.add(not np.allclose(want["last"].numpy(), want["states"].numpy()[:, -1]))
         got = loaded.signatures["sequence"](x=tf.constant(case["x"]))
         for key in ("states", "last"):
             np.testing.assert_allclose(got[key].numpy(), want[key].numpy(), rtol=1e-6)
         expected.update({"seq%d_x" % index: case["x"], "seq%d_last" % index:
                          want["last"].numpy(), "seq%d_states" % index: want["states"].numpy()})
+    # no iteration: x's sum is positive, -x's negative, so each branch is taken
+    np.testing.assert_allclose(expected["call0_y"], calls[0]["x"] * 2.0)
+    np.testing.assert_allclose(expected["call3_y"], calls[0]["x"] - 1.0)
     assert branches == {True, False}
     arrays = str(tmp_path / "expected.npz")
     np.savez(arrays, **expected)
@@ -502,6 +504,36 @@ def test_tf1_saved_models_load_with_tf2_load_and_export(tmp_path):
     module = torch.export.load(out_path).module()
     np.testing.assert_allclose(module(x=torch.from_numpy(x))["y"].numpy(), expected(x),
                                rtol=1e-6)
+
+
+def test_a_tf1_graph_signature_with_a_loop_and_a_cond_is_written_with_them(tmp_path):
+    """simple_save exports the signature from the live TF1 graph: its while_loop and cond
+    stay torch's while_loop and cond in the .pt2."""
+    path = str(tmp_path / "v1")
+    cases = [(0, 1.0), (3, 1.0), (0, -1.0), (2, -1.0)]
+    x = np.array([[1.0, 2.0], [0.5, -1.0]], np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        features = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+        steps = tf.compat.v1.placeholder(tf.int32, [], name="n")
+        w = tf.compat.v1.get_variable("w", initializer=np.array([[0.5, -1.0], [2.0, 0.25]],
+                                                                 np.float32))
+        _, y = tf.while_loop(lambda i, y: i < steps,
+                             lambda i, y: (i + 1, tf.tanh(tf.matmul(y, w))), [0, features])
+        y = tf.cond(tf.reduce_sum(y) > 0, lambda: y * 2.0, lambda: -y - 1.0)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            expected = [sess.run(y, {features: x * sign, steps: n}) for n, sign in cases]
+            tf.compat.v1.saved_model.simple_save(sess, path, {"x": features, "n": steps},
+                                                 {"y": y})
+    # no iteration: x's sum is positive, -x's negative, so each branch is taken
+    np.testing.assert_allclose(expected[0], x * 2.0)
+    np.testing.assert_allclose(expected[2], x - 1.0)
+    written = torch.export.load(os.path.join(path, "tfcompat", "signatures",
+                                             "serving_default.pt2")).module()
+    for (n, sign), want in zip(cases, expected):
+        out = written(x=torch.from_numpy(x * sign), n=torch.tensor(n, dtype=torch.int32))
+        np.testing.assert_allclose(out["y"].numpy(), want, rtol=1e-6)
 
 
 def test_assets_travel_with_the_saved_model(tmp_path):
