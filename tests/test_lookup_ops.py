@@ -188,6 +188,9 @@ def test_mutable_hash_table_eager():
     with pytest.raises(errors.InvalidArgumentError, match=r"Expected shape \[1,2\] for value, "
                                                           r"got \[1\]"):
         vectors.insert(tf.constant([5], tf.int64), tf.constant([1.0]))
+    width_one = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, [-1])
+    width_one.insert(tf.constant(["a"]), tf.constant([[5]], tf.int64))
+    assert width_one.lookup(tf.constant(["a", "b"])).numpy().tolist() == [[5], [-1]]
 
 
 def test_dense_hash_table():

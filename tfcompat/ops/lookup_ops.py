@@ -10,7 +10,8 @@ FailedPreconditionError. Contents are a Python dict (bytes for string keys, ints
 numeric ones); a lookup is one node, so tables work eagerly, in tf.function, TF1 Sessions and
 `Dataset.map`. Out-of-vocabulary buckets are TF's: Fingerprint64 of the key (an integer key's
 decimal text) modulo the bucket count, after the vocabulary. Differences: `export()` returns
-the entries in insertion order (TF's order is the hash map's); only TF's fast hasher exists.
+the entries in insertion order (TF's order is the hash map's); only TF's fast hasher exists;
+mutable tables are not saved in checkpoints; `shared_name` does not share tables.
 """
 import threading
 
@@ -47,12 +48,12 @@ def _flat_keys(value):
     return value.reshape(-1).tolist()
 
 
-def _flat_values(value, count):
-    """`count` Python values from a tensor value: scalars, or lists for vector values."""
+def _flat_values(value, count, vector):
+    """`count` Python values from a tensor value: scalars, or lists for `vector` values."""
     items = _flat_keys(value)
-    if count == 0 or len(items) == count:
+    if not vector:
         return items
-    width = len(items) // count
+    width = len(items) // count if count else 0
     return [items[i * width:(i + 1) * width] for i in range(count)]
 
 
@@ -337,12 +338,13 @@ class _HashTable(LookupInterface):
             inputs = []
         fixed_default = self._fixed_default
         per_key = dynamic_default_values is not None
+        vector = self._value_shape.rank > 0
 
         def find(flat_keys, *default):
             check_keys(flat_keys)
             entries = contents.get().checked_entries()
             if per_key:
-                fallbacks = _flat_values(default[0], len(flat_keys))
+                fallbacks = _flat_values(default[0], len(flat_keys), vector)
                 return [entries.get(k, d) for k, d in zip(flat_keys, fallbacks)]
             fallback = _item(default[0]) if default else fixed_default
             return [entries.get(k, fallback) for k in flat_keys]
@@ -418,7 +420,8 @@ class MutableHashTable(_HashTable):
                     _dims_text(expected), _dims_text(value_values.shape)))
             flat_keys = _flat_keys(key_values)
             check_keys(flat_keys)
-            contents.get().update(flat_keys, _flat_values(value_values, len(flat_keys)))
+            contents.get().update(flat_keys, _flat_values(value_values, len(flat_keys),
+                                                          bool(value_dims)))
         return run_resource_op(insert_entries, "LookupTableInsertV2", [keys, values], None,
                                name)
 
