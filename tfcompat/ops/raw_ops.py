@@ -21,9 +21,11 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.framework import dtypes
 from tfcompat.framework.constant_op import constant
-from tfcompat.framework.graph import placeholder, placeholder_with_default
+from tfcompat.framework.custom_op import run_op
+from tfcompat.framework.graph import SymbolicTensor, placeholder, placeholder_with_default
 from tfcompat.framework.meta_graph import _tensor_value
-from tfcompat.framework.ops import op, run_impl, to_torch
+from tfcompat.framework.ops import convert_to_tensor, op, run_impl, to_torch
+from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.ops import (array_ops, clip_ops, control_flow_ops, image_ops, linalg_ops,
                           math_ops, nn_ops, random_ops)
 
@@ -561,6 +563,35 @@ def _sigmoid_grad(y, dy, name=None):
     """TF's `dy * y * (1 - y)`, from sigmoid's output `y`."""
     y = to_torch(y)
     return to_torch(dy) * y * (1 - y)
+
+
+@raw_op("DynamicStitch", records_itself=True)
+def _dynamic_stitch(indices, data, name=None):
+    """`merged[indices[m][i]] = data[m][i]` (a later index wins); its first dim the
+    largest index + 1. In a graph the indices must be constants (what TF's gradients of
+    reductions over known ranks give), so that the result's size is known while
+    building; tfcompat refuses others (ops reading a result of unknown size while
+    building would fail)."""
+    count = len(indices)
+
+    def stitch(*values):
+        positions = [i.reshape(-1).long() for i in values[:count]]
+        rows = [d.reshape((p.numel(),) + tuple(d.shape[i.dim():]))
+                for p, i, d in zip(positions, values[:count], values[count:])]
+        size = max([int(p.max()) + 1 for p in positions if p.numel()] or [0])
+        merged = rows[0].new_zeros((size,) + tuple(rows[0].shape[1:]))
+        for p, r in zip(positions, rows):
+            merged[p] = r
+        return (merged,)
+    if any(isinstance(i, SymbolicTensor) for i in indices):
+        raise NotImplementedError("tf.raw_ops.DynamicStitch of indices known only when the "
+                                  "graph runs is not supported by tfcompat")
+    size = max([int(k.max()) + 1 for k in map(to_torch, indices) if k.numel()] or [0])
+    indices = [convert_to_tensor(i, dtypes.int32) for i in indices]
+    data = [convert_to_tensor(d) for d in data]
+    shape = TensorShape([size]).concatenate(data[0].shape[indices[0].shape.rank:])
+    return run_op(stitch, "DynamicStitch", indices + data, [(data[0].dtype, shape)],
+                  name=name)[0]
 
 
 @raw_op("ConcatOffset")
