@@ -8,6 +8,7 @@ torch eager, compile+first-step times, and notes (other variants, targets from t
 reference figures of real TensorFlow).
 
     python scripts/bench.py [--quick] [--json FILE] [--only mlp,cnn,...]
+                            [--tf-python /work/tfvenv/bin/python]
 
 `--quick` is a ~30-second smoke run (few repetitions, small sizes, no torch.compile);
 without it the full run takes several minutes on 2 CPU cores. The workloads themselves live
@@ -147,13 +148,21 @@ def conv_inference(quick):
                 note="torch NCHW input; " + extra_variants(values))]
 
 
+# The real-TF process of `--tf-python` (a bench_deep.RealTF), for the deep-graph rows.
+real_tf = None
+
+
 def deep_graphs(name):
     """Rows of a bench_deep workload (graphs shaped like real TF1 training graphs)."""
     def rows(quick):
         return [row(title, "ms/step", {k: v * 1e3 for k, v in medians.items()},
-                    note="graph/eager %.2fx" % (medians["tfcompat graph"]
-                                                / medians["tfcompat eager"]))
-                for title, medians in bench_deep.measure(name, quick)]
+                    note="graph/eager %.2fx%s" % (
+                        medians["tfcompat graph"] / medians["tfcompat eager"],
+                        "; graph/real TF %.2fx" % (medians["tfcompat graph"]
+                                                   / medians["real TF graph"])
+                        if "real TF graph" in medians else "") + "; " + extra_variants(
+                            {k: v * 1e3 for k, v in medians.items()}))
+                for title, medians in bench_deep.measure(name, quick, real_tf)]
     return rows
 
 
@@ -275,6 +284,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="~30 s smoke run")
     parser.add_argument("--json", help="also write the rows and the machine to this file")
     parser.add_argument("--only", help="comma-separated workloads: " + ",".join(WORKLOADS))
+    parser.add_argument("--tf-python", help="python of a real-TF side venv: the deep-graph "
+                        "rows (deep, lstm, towers, resnet20) add real TF's Session step")
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave malloc as it is (the runner tunes it)")
     args = parser.parse_args()
@@ -287,9 +298,15 @@ def main():
     info = machine("tuned as under the runner" if tuned else "default")
     print("machine: %s" % ", ".join("%s %s" % kv for kv in info.items()))
     start = time.perf_counter()
+    global real_tf
+    real_tf = bench_deep.RealTF(args.tf_python) if args.tf_python else None
     rows = []
-    for name in names:
-        rows.extend(WORKLOADS[name](args.quick))
+    try:
+        for name in names:
+            rows.extend(WORKLOADS[name](args.quick))
+    finally:
+        if real_tf is not None:
+            real_tf.close()
     print_table(rows)
     print("total %.0f s%s" % (time.perf_counter() - start, " (--quick)" if args.quick else ""))
     if args.json:

@@ -50,7 +50,7 @@ def graph_rows(quick):
         "conv inference b128": bench_conv.conv_inference_steps(),
     }
     for name in ("deep", "lstm", "towers", "resnet20"):
-        for title, build, _, _ in bench_deep.workloads(quick)[name]:
+        for title, build, _, _, _ in bench_deep.workloads(quick)[name]:
             rows[title] = build()
     return {title: {v: steps[v] for v in VARIANTS} for title, steps in rows.items()}
 
