@@ -205,8 +205,9 @@ def test_export_of_a_keras_lstm_saved_model_runs_in_a_torch_only_process(tmp_pat
     assert cli.main(["export", os.path.join(HERE, "keras_lstm"), out]) == 0
     arrays = str(tmp_path / "arrays.npz")
     with np.load(os.path.join(HERE, "keras_lstm_outputs.npz")) as data:
-        np.savez(arrays, x=data["x"], x_lstm=data["predictions"])
-    assert _run_exported(out, arrays, ["x"], "steps") == "['while_loop']"
+        np.savez(arrays, x=data["x"], x_lstm=data["predictions"], head=data["x"][:2],
+                 head_lstm=data["predictions"][:2])
+    assert _run_exported(out, arrays, ["x", "head"], "steps") == "['while_loop']"
 
 
 # ---------------------------------------------------------------- a Keras 2 SavedModel
