@@ -394,6 +394,18 @@ def test_contrib_lookup_builders(vocab_file):
         tf.contrib.lookup.index_table_from_file("")
 
 
+def test_contrib_hasher_specs():
+    fast = tf.contrib.lookup.FastHashSpec
+    assert (fast.hasher, fast.key) == ("fasthash", None)
+    table = tf.contrib.lookup.index_table_from_tensor(KEYS, num_oov_buckets=5, hasher_spec=fast)
+    assert table.lookup(tf.constant(["brain", "emerson", "lake", "palmer", "surgery", ""])
+                        ).numpy().tolist() == TF_VOCAB_LOOKUP
+    strong = tf.contrib.lookup.StrongHashSpec([1, 2])
+    assert (strong.hasher, strong.key) == ("stronghash", [1, 2])
+    with pytest.raises(NotImplementedError, match="stronghash"):
+        tf.contrib.lookup.index_table_from_tensor(KEYS, num_oov_buckets=1, hasher_spec=strong)
+
+
 NMT_SCRIPT = """
 import tensorflow as tf
 from tensorflow.python.ops import lookup_ops

@@ -1,11 +1,14 @@
 """TF 1.x `tf.contrib.lookup` (TF's tensorflow/contrib/lookup/lookup_ops.py): the core lookup
 tables (registered in tfcompat/ops/lookup_ops.py) and contrib's table builders, which name
 their vocabulary argument `mapping`."""
-from tfcompat._api import tf_export
+from tfcompat._api import export_constant, tf_export
 from tfcompat.framework import dtypes
 from tfcompat.ops import lookup_ops
 
 tf_export("contrib.lookup.index_table_from_file")(lookup_ops.index_table_from_file)
+tf_export("contrib.lookup.HasherSpec")(lookup_ops.HasherSpec)
+tf_export("contrib.lookup.StrongHashSpec")(lookup_ops.StrongHashSpec)
+export_constant(lookup_ops.FastHashSpec, "contrib.lookup.FastHashSpec")
 tf_export("contrib.lookup.index_to_string_table_from_file")(
     lookup_ops.index_to_string_table_from_file)
 
@@ -26,7 +29,8 @@ class IdTableWithHashBuckets(lookup_ops.StaticVocabularyTable):
     """TF1's table adding `num_oov_buckets` Fingerprint64 buckets after `table`'s ids (a
     StaticHashTable or None); only TF's default FastHashSpec hasher is implemented."""
 
-    def __init__(self, table, num_oov_buckets, hasher_spec=None, name=None, key_dtype=None):
+    def __init__(self, table, num_oov_buckets, hasher_spec=lookup_ops.FastHashSpec, name=None,
+                 key_dtype=None):
         lookup_ops.check_hasher_spec(hasher_spec)
         super(IdTableWithHashBuckets, self).__init__(table, num_oov_buckets,
                                                      lookup_key_dtype=key_dtype, name=name)
@@ -53,8 +57,8 @@ class MutableDenseHashTable(lookup_ops.DenseHashTable):
 
 
 @tf_export("contrib.lookup.index_table_from_tensor")
-def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1, hasher_spec=None,
-                            dtype=dtypes.string, name=None):
+def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
+                            hasher_spec=lookup_ops.FastHashSpec, dtype=dtypes.string, name=None):
     """`lookup_ops.index_table_from_tensor` with the vocabulary as `mapping`."""
     return lookup_ops.index_table_from_tensor(
         vocabulary_list=mapping, num_oov_buckets=num_oov_buckets, default_value=default_value,

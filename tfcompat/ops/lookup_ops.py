@@ -10,9 +10,11 @@ FailedPreconditionError. Contents are a Python dict (bytes for string keys, ints
 numeric ones); a lookup is one node, so tables work eagerly, in tf.function, TF1 Sessions and
 `Dataset.map`. Out-of-vocabulary buckets are TF's: Fingerprint64 of the key (an integer key's
 decimal text) modulo the bucket count, after the vocabulary. Differences: `export()` returns
-the entries in insertion order (TF's order is the hash map's); only TF's fast hasher exists;
+the entries in insertion order (TF's order is the hash map's); only TF's fast hasher exists
+(StrongHashSpec raises NotImplementedError);
 mutable tables are not saved in checkpoints; `shared_name` does not share tables.
 """
+import collections
 import threading
 
 import numpy as np
@@ -536,11 +538,30 @@ def tables_initializer(name="init_all_tables"):
     return no_op(name=name)
 
 
+class HasherSpec(collections.namedtuple("HasherSpec", ["hasher", "key"])):
+    """TF's hash function choice for OOV buckets: "fasthash" (Fingerprint64) or
+    "stronghash" (keyed SipHash, not implemented)."""
+    __slots__ = ()
+
+
+FastHashSpec = HasherSpec("fasthash", None)
+
+
+class StrongHashSpec(HasherSpec):
+    """TF's keyed strong hash (two 64-bit ints); tables using it are not implemented."""
+    __slots__ = ()
+
+    def __new__(cls, key):
+        if len(key) != 2:
+            raise ValueError("`key` must have size 2, received %s" % len(key))
+        return super(StrongHashSpec, cls).__new__(cls, "stronghash", key)
+
+
 def check_hasher_spec(hasher_spec):
     """Only TF's default hasher (FastHashSpec, Fingerprint64) is implemented."""
-    if hasher_spec is not None:
-        raise NotImplementedError("lookup tables with a hasher_spec other than the default "
-                                  "FastHashSpec are not implemented by tfcompat")
+    if hasher_spec.hasher != "fasthash":
+        raise NotImplementedError("lookup tables with hasher %r are not implemented by "
+                                  "tfcompat (only FastHashSpec)" % (hasher_spec.hasher,))
 
 
 def _check_index_table_args(num_oov_buckets, hasher_spec):
@@ -569,7 +590,7 @@ def _vocabulary_tensor(vocabulary_list, dtype):
 
 
 def index_table_from_tensor(vocabulary_list, num_oov_buckets=0, default_value=-1,
-                            hasher_spec=None, dtype=dtypes.string, name=None):
+                            hasher_spec=FastHashSpec, dtype=dtypes.string, name=None):
     """TF's lookup_ops.index_table_from_tensor: each vocabulary entry to its position (int64);
     other keys to `default_value`, or with `num_oov_buckets` to buckets after them."""
     if vocabulary_list is None:
@@ -583,7 +604,7 @@ def index_table_from_tensor(vocabulary_list, num_oov_buckets=0, default_value=-1
 
 
 def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=None,
-                          default_value=-1, hasher_spec=None, key_dtype=dtypes.string,
+                          default_value=-1, hasher_spec=FastHashSpec, key_dtype=dtypes.string,
                           name=None, key_column_index=TextFileIndex.WHOLE_LINE,
                           value_column_index=TextFileIndex.LINE_NUMBER, delimiter="\t"):
     """TF's lookup_ops.index_table_from_file: the keys of a vocabulary file (by default
