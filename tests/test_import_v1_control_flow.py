@@ -71,6 +71,16 @@ def test_nested_loops_and_conds_give_real_tf_outputs():
                                                rtol=1e-5)
 
 
+def test_map_fn_scan_and_foldl_give_real_tf_outputs():
+    expected = _expected("functional_expected.npz")
+    with tf.Graph().as_default():
+        tf.import_graph_def(_graph_def("functional_frozen.pb"), name="")
+        with tf.compat.v1.Session() as sess:
+            for key in ("squares", "running", "folded"):
+                np.testing.assert_allclose(sess.run(key + ":0", {"x:0": expected["x"]}),
+                                           expected[key], rtol=1e-6)
+
+
 def test_gradients_flow_through_an_imported_loop():
     expected = _expected("nested_expected.npz")
     with tf.Graph().as_default() as graph:
