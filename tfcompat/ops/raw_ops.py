@@ -26,8 +26,8 @@ from tfcompat.framework.graph import SymbolicTensor, placeholder, placeholder_wi
 from tfcompat.framework.meta_graph import _tensor_value
 from tfcompat.framework.ops import convert_to_tensor, op, run_impl, to_torch
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.ops import (array_ops, clip_ops, control_flow_ops, image_ops, linalg_ops,
-                          math_ops, nn_ops, random_ops)
+from tfcompat.ops import (array_ops, check_ops, clip_ops, control_flow_ops, image_ops,
+                          linalg_ops, math_ops, nn_ops, random_ops)
 
 with open(os.path.join(os.path.dirname(__file__), "raw_op_defs.json")) as _file:
     OP_DEFS = json.load(_file)
@@ -283,6 +283,12 @@ def _placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's nam
 @raw_op("NoOp", records_itself=True)
 def _no_op(name=None):
     return control_flow_ops.no_op(name=name)
+
+
+@raw_op("Assert", records_itself=True)
+def _assert(condition, data, summarize=3, name=None):
+    """tfcompat's tf.Assert (what TF1's dynamic_rnn checks its sequence lengths with)."""
+    return check_ops.Assert(condition, data, summarize=summarize, name=name)
 
 
 @raw_op("ControlTrigger", records_itself=True)
