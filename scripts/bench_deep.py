@@ -25,7 +25,6 @@ import argparse
 import os
 import subprocess
 
-import numpy as np
 import torch
 
 import bench_conv
