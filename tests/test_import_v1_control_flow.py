@@ -71,14 +71,14 @@ def test_nested_loops_and_conds_give_real_tf_outputs():
                                                rtol=1e-5)
 
 
-def test_dynamic_rnn_with_sequence_lengths_gives_real_tf_outputs():
+def test_dynamic_rnns_with_sequence_lengths_give_real_tf_outputs():
     expected = _expected("lengths_expected.npz")
     with tf.Graph().as_default():
         tf.import_graph_def(_graph_def("lengths_frozen.pb"), name="")
         with tf.compat.v1.Session() as sess:
-            values = sess.run({"outs": "outs:0", "h": "h:0"},
+            values = sess.run({"outs": "outs:0", "h": "h:0", "both": "both:0"},
                               {"x:0": expected["x"], "lengths:0": expected["lengths"]})
-            for key in ("outs", "h"):
+            for key in ("outs", "h", "both"):
                 np.testing.assert_allclose(values[key], expected[key], rtol=1e-5,
                                            atol=1e-6)
             with pytest.raises(tf.errors.InvalidArgumentError):    # the lengths' Assert

@@ -214,6 +214,7 @@ for _op_type, _target in {
         "InTopK": nn_ops.in_top_k,
         "LinSpace": array_ops.linspace, "Roll": array_ops.roll,
         "UniqueWithCounts": array_ops.unique_with_counts,
+        "ReverseSequence": array_ops.reverse_sequence,
         # linear algebra
         "MatrixInverse": linalg_ops.inv, "MatrixDeterminant": linalg_ops.det,
         "LogMatrixDeterminant": linalg_ops.slogdet, "Cholesky": linalg_ops.cholesky,
