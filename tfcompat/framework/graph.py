@@ -179,18 +179,25 @@ class BoundOp(object):
         self.__name__ = op_type
         self._arg_fills = [(i, t) for i, t in enumerate(args_template) if _has_slot(t)]
         self._kwarg_fills = [(k, t) for k, t in kwargs_template.items() if _has_slot(t)]
+        # The common case (`relu(x)`, `matmul(a, b)`): the positional arguments are the
+        # inputs themselves, in order, so a run passes them on without filling a copy.
+        self._inputs_are_args = not self._kwarg_fills and all(
+            type(t) is _Slot and t.index == i for i, t in enumerate(args_template))
 
     def __call__(self, *inputs):
-        args = list(self.args_template)
-        for i, template in self._arg_fills:
-            args[i] = inputs[template.index] if type(template) is _Slot \
-                else _fill(template, inputs)
         kwargs = self.kwargs_template
-        if self._kwarg_fills:
-            kwargs = dict(kwargs)
-            for key, template in self._kwarg_fills:
-                kwargs[key] = inputs[template.index] if type(template) is _Slot \
+        if self._inputs_are_args:
+            args = inputs
+        else:
+            args = list(self.args_template)
+            for i, template in self._arg_fills:
+                args[i] = inputs[template.index] if type(template) is _Slot \
                     else _fill(template, inputs)
+            if self._kwarg_fills:
+                kwargs = dict(kwargs)
+                for key, template in self._kwarg_fills:
+                    kwargs[key] = inputs[template.index] if type(template) is _Slot \
+                        else _fill(template, inputs)
         try:
             return self.fn(*args, **kwargs)
         except Exception as error:      # noqa: BLE001 - named and re-raised
