@@ -415,3 +415,30 @@ def test_for_loop_over_a_dataset_of_unknown_size_in_a_function():
     pairs = tf.data.Dataset.from_generator(lambda: [(1, 3), (2, 7)], (tf.int32, tf.int32))
     assert int(total(pairs)) == 7
     assert int(until_big(tf.data.Dataset.from_generator(lambda: [1, 2, 3, 4], tf.int32))) == 3
+
+
+_TRACED_ONCE = None
+
+
+def test_global_and_nonlocal_names_assigned_under_if_reach_their_scopes():
+    """TF's guide/random_numbers: `global g; if g is None: g = ...` inside a tf.function
+    assigns the module's g (it is no state of the converted `if`)."""
+    @tf.function
+    def make(x):
+        global _TRACED_ONCE
+        if _TRACED_ONCE is None:
+            _TRACED_ONCE = 10
+        return x + _TRACED_ONCE
+
+    assert int(make(tf.constant(1))) == 11
+    assert _TRACED_ONCE == 10
+    count = 0
+
+    @tf.function
+    def counted(x):
+        nonlocal count
+        for _ in range(2):
+            count += 1
+        return x * count
+
+    assert int(counted(tf.constant(3))) == 6 and count == 2

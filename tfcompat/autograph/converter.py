@@ -414,14 +414,25 @@ class _FeatureRewriter(ast.NodeTransformer):
 class _Transformer(ast.NodeTransformer):
     def __init__(self):
         self.counter = 0
+        self.declared = [({}, {})]   # per function: its `global` / `nonlocal` names
+
+    def _state_names(self, statements):
+        """The names a converted block binds that are its state: not the function's
+        `global` / `nonlocal` names, which its branch and body functions declare again."""
+        globals_, nonlocals = self.declared[-1]
+        return [n for n in _assigned(statements) if n not in globals_ and n not in nonlocals]
 
     def _name(self, kind):
         self.counter += 1
         return "%s_%s_%d" % (_PREFIX, kind, self.counter)
 
-    @staticmethod
-    def _function(name, params, body, returns):
-        body = list(body) or [ast.Pass()]
+    def _function(self, name, params, body, returns):
+        globals_, nonlocals = self.declared[-1]
+        bound = _assigned(body)
+        declarations = [kind(names=[n for n in bound if n in declared])
+                        for kind, declared in ((ast.Global, globals_), (ast.Nonlocal, nonlocals))
+                        if any(n in declared for n in bound)]
+        body = declarations + (list(body) or [ast.Pass()])
         if returns is not None:
             body = body + [ast.Return(value=returns)]
         return ast.FunctionDef(
@@ -452,7 +463,16 @@ class _Transformer(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         node.body = _fold_early_returns(node.body)
+        declared = ({}, {})
+        for statement in node.body:
+            for inner in _walk_same_function(statement):
+                if isinstance(inner, ast.Global):
+                    declared[0].update(dict.fromkeys(inner.names))
+                elif isinstance(inner, ast.Nonlocal):
+                    declared[1].update(dict.fromkeys(inner.names))
+        self.declared.append(declared)
         self.generic_visit(node)
+        self.declared.pop()
         return node
 
     def visit_If(self, node):
@@ -462,7 +482,7 @@ class _Transformer(ast.NodeTransformer):
             return self._returning_if(node)
         if _has_jump(node.body + node.orelse, loop_level=False):
             return node
-        names = _assigned(node.body + node.orelse)
+        names = self._state_names(node.body + node.orelse)
         true_name, false_name = self._name("if_true"), self._name("if_false")
         returns = self._tuple(names, ast.Load)
         return [
@@ -475,7 +495,7 @@ class _Transformer(ast.NodeTransformer):
 
     def _returning_if(self, node):
         """`if test: ...; return a else: ...; return b` -> `return if_return(test, ...)`."""
-        names = _assigned(node.body[:-1] + node.orelse[:-1])
+        names = self._state_names(node.body[:-1] + node.orelse[:-1])
         true_name, false_name = self._name("if_true"), self._name("if_false")
         call = ast.Call(func=ast.Attribute(value=ast.Name(id=_PREFIX, ctx=ast.Load()),
                                            attr="if_return", ctx=ast.Load()),
@@ -516,7 +536,7 @@ class _Transformer(ast.NodeTransformer):
                 any(keyword.arg is None for keyword in iterable.keywords):
             return self._for_stmt(node, iterable, break_flag)
         body, options = _loop_options(node.body)
-        names = [node.target.id] + [n for n in _assigned(body) if n != node.target.id]
+        names = [node.target.id] + [n for n in self._state_names(body) if n != node.target.id]
         body_name = self._name("for_body")
         keywords = ast.Dict(keys=[ast.Constant(k.arg) for k in iterable.keywords],
                             values=[k.value for k in iterable.keywords])
@@ -534,7 +554,7 @@ class _Transformer(ast.NodeTransformer):
         body, options = _loop_options(node.body)
         item = _PREFIX + "item"
         bind_target = ast.Assign(targets=[node.target], value=ast.Name(id=item, ctx=ast.Load()))
-        names = _assigned([bind_target] + body)
+        names = self._state_names([bind_target] + body)
         body_name = self._name("for_body")
         return [
             self._function(body_name, [item] + names, [bind_target] + body,
@@ -549,7 +569,7 @@ class _Transformer(ast.NodeTransformer):
         if node.orelse or _has_jump(node.body, loop_level=True):
             return node
         body, options = _loop_options(node.body)
-        names = _assigned(body)
+        names = self._state_names(body)
         test_name, body_name = self._name("while_test"), self._name("while_body")
         return [
             self._function(test_name, names, [], node.test),
@@ -674,8 +694,8 @@ def _converted_function(fn, features):
 def _rebind(code, fn):
     if code is fn.__code__:
         return fn
-    globals_ = dict(fn.__globals__) if _PREFIX not in fn.__globals__ else fn.__globals__
-    globals_[_PREFIX] = operators
+    globals_ = fn.__globals__     # the module's own: `global x` assignments reach it
+    globals_.setdefault(_PREFIX, operators)
     converted = types.FunctionType(code, globals_, fn.__name__, fn.__defaults__, fn.__closure__)
     converted.__kwdefaults__ = fn.__kwdefaults__
     functools.update_wrapper(converted, fn)
