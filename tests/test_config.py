@@ -387,6 +387,8 @@ def test_test_main_runs_the_scripts_tests(tmp_path):
 
 def test_logical_cpus_as_tf_lists_them(monkeypatch):
     monkeypatch.setattr(config._settings, "logical", {})
+    # as in a fresh process: no tensor placed yet (else TF's "cannot be modified" error)
+    monkeypatch.setattr(config._settings, "placed_by_config", context.state.default_device)
     cpu = tf.config.list_physical_devices("CPU")[0]
     assert tf.config.get_logical_device_configuration(cpu) is None
     tf.config.set_logical_device_configuration(
