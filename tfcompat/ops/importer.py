@@ -152,32 +152,17 @@ def _input_groups(node, definition):
 def _topological_order(nodes, arguments=()):
     """`nodes` with each one after its inputs (TF's importer accepts any order);
     `arguments` names the inputs that are not nodes (a function's)."""
-    by_name = {node.name: node for node in nodes}
-    waiting = {}
-    dependents = collections.defaultdict(list)
-    for node in nodes:
-        sources = {_source(i) for i in node.input} - set(arguments)
-        unknown = [s for s in sources if s not in by_name]
+    names = {node.name for node in nodes}
+
+    def sources(node):
+        found = {_source(i) for i in node.input} - set(arguments)
+        unknown = sorted(found - names)
         if unknown:
             raise ValueError("Node %r has an input from a node not in graph_def: %r"
                              % (node.name, unknown[0]))
-        waiting[node.name] = len(sources)
-        for source in sources:
-            dependents[source].append(node.name)
-    ready = collections.deque(node.name for node in nodes if not waiting[node.name])
-    ordered = []
-    while ready:
-        name = ready.popleft()
-        ordered.append(by_name[name])
-        for dependent in dependents[name]:
-            waiting[dependent] -= 1
-            if not waiting[dependent]:
-                ready.append(dependent)
-    if len(ordered) != len(nodes):
-        cycle = sorted(name for name, count in waiting.items() if count)
-        raise ValueError("graph_def has a cycle: %s"
-                         % ", ".join(cycle[:5]))
-    return ordered
+        return found
+
+    return importer_control_flow.dependency_order(nodes, sources)
 
 
 def _source(reference):

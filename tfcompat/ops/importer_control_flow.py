@@ -71,7 +71,7 @@ class Frames(object):
         by_name = {node.name: node for node in nodes}
         self.parent = {}
         self.frame_of = {}
-        for node in _order(nodes, lambda node: _forward_sources(node, by_name)):
+        for node in dependency_order(nodes, lambda node: _forward_sources(node, by_name)):
             inputs = [self.frame_of[s] for s in _forward_sources(node, by_name)]
             if node.op in ENTER_OPS:
                 frame = node.attr["frame_name"].s.decode("utf-8")
@@ -108,7 +108,7 @@ def _forward_sources(node, by_name):
     return [s for s in sources if s in by_name]
 
 
-def _order(items, sources_of, name_of=lambda item: item.name):
+def dependency_order(items, sources_of, name_of=lambda item: item.name):
     """`items` with each after the items it reads (`sources_of`: names among them)."""
     by_name = {name_of(item): item for item in items}
     waiting, dependents = {}, collections.defaultdict(list)
@@ -155,16 +155,18 @@ def import_block(importer, nodes, frames, level=_ROOT):
     with `importer`: each node as its raw op, each inner frame as a while loop, each cond
     as a cond."""
     units, owner = _loop_units(nodes, frames, level)
-    order = _order(units, lambda unit: {owner[_source(i)].name for i in unit.references()
-                                        if _source(i) in owner})
+
+    def read_units(unit):
+        return {owner[_source(i)].name for i in unit.references() if _source(i) in owner}
+
+    order = dependency_order(units, read_units)
     _set_contexts(order, owner)
     conds, inside = _cond_units(order, owner)
     for unit in conds:
         for node in unit.nodes:
             owner[node.name] = unit
     top = [unit for unit in order if unit.name not in inside] + conds
-    for unit in _order(top, lambda unit: {owner[_source(i)].name for i in unit.references()
-                                          if _source(i) in owner}):
+    for unit in dependency_order(top, read_units):
         if unit.kind == "node":
             importer.import_nodes(unit.nodes)
         else:
