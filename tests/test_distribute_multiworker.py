@@ -122,3 +122,13 @@ def test_a_restarted_job_resumes_from_the_chiefs_backup(tmp_path):
     assert r0["epochs_run"] == r1["epochs_run"] == 2       # epochs 3 and 4 only
     np.testing.assert_array_equal(w0, w1)
     np.testing.assert_allclose(w0, _results(whole, [0])[0][0], atol=1e-5)
+
+
+def test_a_worker_ends_with_its_status_and_its_files_written(tmp_path):
+    out = str(tmp_path / "unclosed%s.txt")
+    result = _run(["run", "--nproc-per-node", "2",
+                   os.path.join(SCRIPTS, "worker_exit_status.py"), out], check=False)
+    assert result.returncode == 1 and "(exitcode: 3) local_rank: 0" in result.stderr
+    for rank in (0, 1):
+        with open(out % rank) as f:
+            assert f.read() == "written without close\n"

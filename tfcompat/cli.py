@@ -6,6 +6,8 @@ as `__main__`.
 """
 import atexit
 import ctypes
+import gc
+import io
 import importlib.util
 import os
 import platform
@@ -20,7 +22,7 @@ from tfcompat import _api, _dependencies, _import_hook, _scan, check, export
 from tfcompat._scan import MODE_ENV, choose
 from tfcompat.framework import context
 from tfcompat.client import session
-from tfcompat.distribute import launch
+from tfcompat.distribute import launch, multi_worker_util
 
 USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
                                          run a TensorFlow script on PyTorch
@@ -217,12 +219,46 @@ def main(argv=None):
     if explain:
         _explain_compile_at_exit()
     if kind == "module":
-        return _run_module(path, args)
+        return _ending_a_worker(lambda: _run_module(path, args))
     if not os.path.exists(path):
         sys.stderr.write("tfcompat: can't open file %r: [Errno 2] No such file or directory\n"
                          % os.path.abspath(path))
         return 2
-    return run(path, args)
+    return _ending_a_worker(lambda: run(path, args))
+
+
+def _ending_a_worker(run_script):
+    """Run the script; a worker of a job (one that joined a torch.distributed process group)
+    then ends here: it runs the exit handlers (the group is destroyed among them), flushes
+    every open file and exits with the script's status without interpreter finalization,
+    where gloo's threads may abort the process ("terminate called without an active
+    exception") after the script succeeded."""
+    try:
+        status = run_script()
+    except SystemExit as e:
+        if not multi_worker_util.joined():
+            raise
+        status = e.code
+    except BaseException:
+        if not multi_worker_util.joined():
+            raise
+        sys.excepthook(*sys.exc_info())
+        status = 1
+    if not multi_worker_util.joined():
+        return status
+    if status is not None and not isinstance(status, int):
+        sys.stderr.write("%s\n" % (status,))
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in gc.get_objects():
+        if isinstance(stream, io.IOBase) and not stream.closed and stream.writable():
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status or 0)
 
 
 def _run_module(name, args):

@@ -188,6 +188,11 @@ def ensure_process_group():
     return where
 
 
+def joined():
+    """Whether this process joined a job's process group."""
+    return _job.group_ready
+
+
 def _leave_process_group():
     """Close the process group at exit (gloo's threads must stop before the interpreter)."""
     if dist.is_initialized():
