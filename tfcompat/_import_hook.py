@@ -22,8 +22,6 @@ import types
 
 from tfcompat import _api, config
 import tfcompat
-import tfcompat
-import tfcompat
 
 _ROOT = "tensorflow"
 _HOROVOD = "horovod"

@@ -2,7 +2,6 @@
 trains: the model built and compiled in the strategy's scope, fit on a batched dataset of
 the global batch size. Saves the final weights and the History to OUT % rank."""
 import json
-import os
 import sys
 
 import numpy as np
