@@ -411,3 +411,42 @@ def test_rules_take_tensor_hyperparameters():
                       torch.tensor(0.9), 0.999)
     np.testing.assert_allclose(params[0].numpy(), [0.9, 2.1], rtol=1e-4)
     np.testing.assert_allclose(params[1].numpy(), [[2.9]], rtol=1e-4)
+
+
+def _adam_steps(grads_of_step, fusable, steps=50):
+    import torch
+    rng = np.random.RandomState(0)
+    params = [torch.tensor(rng.randn(8, 6).astype(np.float32)),
+              torch.tensor(rng.randn(5).astype(np.float32))]
+    m, v = [torch.zeros_like(p) for p in params], [torch.zeros_like(p) for p in params]
+    original = update_rules._fusable
+    update_rules._fusable = original if fusable else (lambda *args: False)
+    try:
+        for t in range(1, steps + 1):
+            update_rules.adam(params, grads_of_step(t, rng), m, v, 0.01, 0.9, 0.999, 1e-7,
+                              torch.tensor(0.9 ** t), 0.999 ** t)
+    finally:
+        update_rules._fusable = original
+    return [p.numpy() for p in params + m + v]
+
+
+def test_fused_adam_is_tf_adam_to_rounding():
+    """The one-pass kernel gives the `_foreach_` form's values (TF's ApplyAdam formula), for
+    contiguous gradients and for transposed ones (which take the `_foreach_` form)."""
+    import torch
+
+    def contiguous(t, rng):
+        return [torch.tensor(rng.randn(8, 6).astype(np.float32)) * 0.1 ** (t % 3),
+                torch.tensor(rng.randn(5).astype(np.float32))]
+
+    def transposed(t, rng):
+        first, second = contiguous(t, rng)
+        return [first.t().contiguous().t(), second]
+
+    for grads in (contiguous, transposed):
+        fused, reference = _adam_steps(grads, True), _adam_steps(grads, False)
+        for got, want in zip(fused, reference):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert not update_rules._fusable(([torch.zeros(2, 3).t()],))
+    assert not update_rules._fusable(([torch.zeros(2)],), torch.tensor(0.9))
+    assert update_rules._fusable(([torch.zeros(2)], [torch.zeros(2)]), 0.9)

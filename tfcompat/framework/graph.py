@@ -36,6 +36,7 @@ from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.default_session import session_for
 from tfcompat.framework.constant_op import constant
+from tfcompat.platform.denormal import flush_denormals
 
 # TF1's graph protos: the protobuf messages TensorFlow itself defines (tensorboard ships them).
 NodeDef = export_constant(node_def_pb2.NodeDef, v1=["NodeDef"])
@@ -1411,13 +1412,18 @@ def run_module(module, feed_values, extra_nodes):
 
 def _call(module, values):
     """Run `module` on `values` (a list the caller built: the inputs gradients are taken
-    with respect to are replaced in it by leaves that require grad)."""
-    if module.needs_grad:
-        for i in module.grad_inputs:
-            values[i] = _differentiable_leaf(values[i])
-        with torch.enable_grad():
-            return module(*values)
-    return module(*values)
+    with respect to are replaced in it by leaves that require grad), flushing denormals to
+    zero as TF's executor does."""
+    with _FLUSH_DENORMALS:
+        if module.needs_grad:
+            for i in module.grad_inputs:
+                values[i] = _differentiable_leaf(values[i])
+            with torch.enable_grad():
+                return module(*values)
+        return module(*values)
+
+
+_FLUSH_DENORMALS = flush_denormals()
 
 
 def _run_initializing_by_assignment(module, feed_values, extra_nodes):
