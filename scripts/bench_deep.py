@@ -216,12 +216,13 @@ class RealTF(object):
     """A real-TensorFlow process (a side venv's python) running bench_deep_graphs' TF1
     graph steps one `Session.run` at a time, for the "real TF graph" column."""
 
-    def __init__(self, python):
+    def __init__(self, python, threads=None):
         env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="2",
                    CUDA_VISIBLE_DEVICES="")
         self.process = subprocess.Popen(
             [python, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                  "bench_deep_graphs.py")],
+                                  "bench_deep_graphs.py")] +
+            ([] if threads is None else ["--threads", str(threads)]),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             text=True)
 
@@ -282,9 +283,11 @@ def main():
     parser.add_argument("--only", help="comma-separated: deep,lstm,towers,resnet20")
     parser.add_argument("--tf-python", help="python of a real-TF side venv: adds real TF's "
                         "Session step (TF's default threads)")
+    parser.add_argument("--tf-threads", type=int, help="real TF's intra- and inter-op "
+                        "threads (ConfigProto), e.g. torch's count for a like-for-like column")
     args = parser.parse_args()
     print("torch %s, %d threads" % (torch.__version__, torch.get_num_threads()))
-    real_tf = RealTF(args.tf_python) if args.tf_python else None
+    real_tf = RealTF(args.tf_python, args.tf_threads) if args.tf_python else None
     try:
         for name in (args.only.split(",") if args.only else list(workloads(args.quick))):
             for title, medians in measure(name, args.quick, real_tf):

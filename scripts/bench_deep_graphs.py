@@ -120,10 +120,16 @@ class KerasResNet20(object):
 # ---------------------------------------------------------------- TF1 graph steps
 
 
+SESSION_THREADS = None      # the real-TF side process's --threads: TF's pools' sizes
+
+
 def _session_step(tf, graph, train, feed):
     v1 = tf.compat.v1
+    config = None if SESSION_THREADS is None else v1.ConfigProto(
+        intra_op_parallelism_threads=SESSION_THREADS,
+        inter_op_parallelism_threads=SESSION_THREADS)
     with graph.as_default():
-        sess = v1.Session(graph=graph)
+        sess = v1.Session(graph=graph, config=config)
         sess.run(v1.global_variables_initializer())
     return lambda: sess.run(train, feed)
 
@@ -230,4 +236,6 @@ def serve(tf):
 
 if __name__ == "__main__":
     import tensorflow
+    if len(sys.argv) > 2 and sys.argv[1] == "--threads":
+        SESSION_THREADS = int(sys.argv[2])
     serve(tensorflow)

@@ -385,3 +385,40 @@ def test_range_of_fed_scalars_builds_and_checks_when_run():
             assert sess.run(rows, {n: 3, idx: [5, 6, 7]}).tolist() == [[0, 5], [1, 6], [2, 7]]
             with pytest.raises(tf.errors.InvalidArgumentError, match="Requires start <= limit"):
                 sess.run(tf.range(n), {n: -1})
+
+
+def _lowered(tensor):
+    return tensor.op._node.target._direct
+
+
+def test_lowered_ops_run_torch_directly_and_keep_tf_errors():
+    """Nodes whose op has a lowering for their inputs' dtypes call the torch function
+    directly; other argument forms take the op's own path; runtime shape errors are TF's."""
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [None, 3])
+        y = v1.placeholder(tf.float32, [None, 3])
+        w = tf.constant(np.arange(9, dtype=np.float32).reshape(3, 3))
+        product = tf.matmul(x, w)
+        shifted = product + 0.5
+        summed = tf.nn.relu(shifted) - y
+        transposed = tf.matmul(x, w, transpose_b=True)
+        counts = v1.placeholder(tf.int32, [2])
+        counted = counts + 7
+        assert _lowered(product) is torch.matmul
+        assert _lowered(shifted) is not None
+        assert _lowered(summed) is torch.sub
+        assert _lowered(transposed) is None         # a keyword argument besides name
+        assert _lowered(counted) is None            # int + number: TF checks its range
+        values = np.array([[1, -2, 0.5], [0, 1, 1]], np.float32)
+        with v1.Session() as sess:
+            got, got_t, got_c = sess.run([summed, transposed, counted],
+                                         {x: values, y: np.ones((2, 3), np.float32),
+                                          counts: [1, 2]})
+            w_value = np.arange(9, dtype=np.float32).reshape(3, 3)
+            np.testing.assert_allclose(got, np.maximum(values @ w_value + 0.5, 0) - 1)
+            np.testing.assert_allclose(got_t, values @ w_value.T)
+            assert got_c.tolist() == [8, 9]
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Incompatible shapes: \[2,3\] vs. \[4,3\]"):
+                sess.run(summed, {x: values, y: np.ones((4, 3), np.float32)})

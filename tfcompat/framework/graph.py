@@ -36,7 +36,7 @@ from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.default_session import session_for
 from tfcompat.framework.constant_op import constant
-from tfcompat.platform.denormal import flush_denormals
+from tfcompat.framework.denormal import flush_denormals
 
 # TF1's graph protos: the protobuf messages TensorFlow itself defines (tensorboard ships them).
 NodeDef = export_constant(node_def_pb2.NodeDef, v1=["NodeDef"])
@@ -164,11 +164,15 @@ def _has_slot(template):
     return False
 
 
+_UNLOWERED_DTYPES = (dtypes.string, dtypes.resource, dtypes.variant)
+
+
 class BoundOp(object):
     """An fx call target: the op's torch function with its non-tensor arguments bound.
 
     A run fills only the arguments that hold inputs (`_arg_fills`, `_kwarg_fills`) into
-    copies of the constant argument lists: graph runs call every op this way.
+    copies of the constant argument lists: graph runs call every op this way. A node the
+    op's lowering took (`lower`, `ops.LOWERINGS`) calls its torch function directly.
     """
 
     def __init__(self, fn, op_type, args_template, kwargs_template):
@@ -184,8 +188,34 @@ class BoundOp(object):
         # inputs themselves, in order, so a run passes them on without filling a copy.
         self._inputs_are_args = not self._kwarg_fills and all(
             type(t) is _Slot and t.index == i for i, t in enumerate(args_template))
+        self._direct = None
+
+    def lower(self, fakes):
+        """Take the op's lowering (`ops.LOWERINGS`) for inputs like `fakes` (each of known
+        rank) where the call's arguments are the inputs in order, then Python numbers, and
+        at most a name besides."""
+        lowering = ops.LOWERINGS.get(self.fn)
+        template = self.args_template
+        count = len(fakes)
+        if lowering is None or self._kwarg_fills or \
+                any(key != "name" for key in self.kwargs_template) or \
+                [t.index if type(t) is _Slot else None for t in template[:count]] != \
+                list(range(count)) or \
+                not all(type(t) in (int, float) for t in template[count:]):
+            return
+        torch_fn = lowering(*fakes, *template[count:])
+        if torch_fn is None or count == len(template):
+            self._direct = torch_fn
+        elif count == 1 and len(template) == 2:
+            number = template[1]
+            self._direct = lambda x: torch_fn(x, number)
 
     def __call__(self, *inputs):
+        if self._direct is not None:
+            try:
+                return self._direct(*inputs)
+            except Exception:       # noqa: BLE001 - the op's own function raises TF's error
+                pass
         kwargs = self.kwargs_template
         if self._inputs_are_args:
             args = inputs
@@ -464,6 +494,42 @@ _MERGING_SHAPE_ENV = []
 _HINT_CHECKING_SHAPE_ENV = []
 
 
+_LIGHT_SHAPE_ENV = []
+_VALIDATOR = "torch.fx.experimental.validator"
+
+
+def _light_shape_env_class():
+    """A ShapeEnv class that does not load torch.compile's machinery (torch._dynamo,
+    inductor, torch.export: ~1 s, more than the rest of a small TF1 script's graph
+    building). ShapeEnv loads it for two things graphs do not use: its constructor imports
+    the translation validator (which imports torch._dynamo) only to ask whether that
+    torch.compile debugging option is on, which it is not by default; and each new symbol
+    records the source line that made it, found by skipping the files of a list that imports
+    those packages. Here the constructor gets a stand-in validator module that says "off"
+    while the real one is not loaded, and symbols get no source line (they appear only in
+    torch.compile's guard messages)."""
+    if not _LIGHT_SHAPE_ENV:
+        from torch._guards import SLoc
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+        class LightShapeEnv(ShapeEnv):
+            def __init__(self):
+                stand_in = None
+                if _VALIDATOR not in sys.modules:
+                    stand_in = sys.modules[_VALIDATOR] = types.ModuleType(_VALIDATOR)
+                    stand_in.translation_validation_enabled = lambda: False
+                try:
+                    super(LightShapeEnv, self).__init__()
+                finally:
+                    if stand_in is not None and sys.modules.get(_VALIDATOR) is stand_in:
+                        del sys.modules[_VALIDATOR]
+
+            def _get_stack_summary(self, is_debug=False, framework_loc=None):
+                return SLoc(framework_loc, None), ""
+        _LIGHT_SHAPE_ENV.append(LightShapeEnv)
+    return _LIGHT_SHAPE_ENV[0]
+
+
 def _hint_checking_shape_env():
     """The graph's ShapeEnv. It notes when a comparison on unknown dims was decided by their
     stand-in sizes in a way other sizes would decide differently (`x[8:16]` of an unknown
@@ -472,9 +538,8 @@ def _hint_checking_shape_env():
     every size of 2 or more decides alike (broadcasting's `s == 1`) are not noted."""
     if not _HINT_CHECKING_SHAPE_ENV:
         import sympy
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
-        class HintCheckingShapeEnv(ShapeEnv):
+        class HintCheckingShapeEnv(_light_shape_env_class()):
             def __init__(self):
                 super(HintCheckingShapeEnv, self).__init__()
                 self.stand_in_decided = False
@@ -510,9 +575,8 @@ def _merging_shape_env():
     use (symbolic shapes are imported lazily, see Graph.__init__)."""
     if not _MERGING_SHAPE_ENV:
         import sympy
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
-        class MergingShapeEnv(ShapeEnv):
+        class MergingShapeEnv(_light_shape_env_class()):
             def __init__(self):
                 super(MergingShapeEnv, self).__init__()
                 self.unknown_dims = set()
@@ -935,6 +999,8 @@ class Graph(object):
         except errors.InvalidArgumentError as error:
             raise ValueError(self._shape_inference_message(error, op_type, name, inputs)) \
                 .with_traceback(_without_torch_frames(error.__traceback__.tb_next)) from None
+        if not unknown_rank and all(t._dtype not in _UNLOWERED_DTYPES for t in inputs):
+            bound.lower([t._fake for t in inputs])
         node = self._fx.create_node("call_function", bound, tuple(t._node for t in inputs))
         operation = bound.operation = self._new_op(op_type, name, node, inputs)
         outputs = self._outputs(operation, node, fake_out)

@@ -418,7 +418,36 @@ def _with_no_gradient(fn, op_type):
     return no_gradient_fn
 
 
-def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=False):
+LOWERINGS = {}
+"""op function -> its lowering for graph runs. `lowering(*values)` is given a graph node's
+arguments when they are its input tensors, in order, possibly followed by Python numbers,
+with nothing but a `name` besides: the inputs as fake values (dtype and rank as the graph
+knows them), the numbers as they are. It returns a torch function that computes the op
+exactly for such arguments, or None. A graph run then calls that function on them directly,
+skipping the op's operand conversion and checks; where it raises, the op's own function runs
+and raises TF's error (lowered ops are pure)."""
+
+
+def same_dtype_lowering(torch_fn, accepts, min_rank=0, numbers=False):
+    """A lowering to `torch_fn(*values)` for input tensors all of one dtype that `accepts`
+    (a set of torch dtypes, or a check of a tensor), each of rank `min_rank` or more; with
+    `numbers`, Python ints and floats may follow floating-point tensors (torch then computes
+    in the tensors' dtype, as TF converts the numbers to it)."""
+    def lowering(*values):
+        tensors = [v for v in values if isinstance(v, torch.Tensor)]
+        dtype = tensors[0].dtype
+        if not (dtype in accepts if isinstance(accepts, frozenset) else accepts(tensors[0])):
+            return None
+        if any(t.dtype is not dtype or t.ndim < min_rank for t in tensors):
+            return None
+        if len(tensors) < len(values) and not (numbers and tensors[0].is_floating_point()):
+            return None
+        return torch_fn
+    return lowering
+
+
+def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=False,
+       lowering=None):
     """Register `fn` (a function over torch tensors) as a TF op under its TF paths.
 
     `graph_name` is the TF op type used for node names in graphs (default: derived from the
@@ -426,6 +455,7 @@ def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=Fals
     `fast_binary=(torch_fn, dtypes)`, for elementwise ops taking `(x, y, name=None)`: two
     eager tensors of one dtype among `dtypes` go straight to `torch_fn`, which gives the
     op's result for them; other operands, and torch's errors, take the op's own path.
+    `lowering`: how graph runs may call a torch function directly (see LOWERINGS).
     `no_gradient=True` marks an op TF registers no gradient for (not NotDifferentiable ops,
     whose gradient is None): differentiating through it raises TF's LookupError.
     An error the op raises with `errors.RUNNING_OP` ("{op}") in its message, as the check
@@ -436,6 +466,10 @@ def op(*paths, v1=(), v2=(), graph_name=None, fast_binary=None, no_gradient=Fals
         if no_gradient:
             NO_GRADIENT_OP_TYPES.add(op_type)
             fn = _with_no_gradient(fn, op_type)
+        if lowering is not None:
+            if no_gradient:
+                raise ValueError("%s: a lowered op would skip its no-gradient check" % op_type)
+            LOWERINGS[fn] = lowering
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

@@ -20,7 +20,8 @@ from tfcompat import _api
 from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (GraphTensorInEagerError, binary_operands, is_tensor_value,
-                                    op, run_impl, same_dtype_tensors, to_torch)
+                                    op, run_impl, same_dtype_lowering, same_dtype_tensors,
+                                    to_torch)
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.util import dispatch
 
@@ -165,7 +166,8 @@ def _unary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), doc=""):
     unary.__name__ = unary.__qualname__ = paths[0].split(".")[-1] if paths else v1[0]
     unary.__doc__ = "`tf.%s`: elementwise, %s inputs (TF's %s op).%s" % (
         (paths or v1)[0], _ALLOWED[check], op_type, (" " + doc) if doc else "")
-    return op(*paths, v1=v1, v2=v2, graph_name=op_type)(unary)
+    return op(*paths, v1=v1, v2=v2, graph_name=op_type,
+              lowering=lambda fake: torch_fn if check(fake) else None)(unary)
 
 
 # the dtypes where the torch function of an arithmetic op is exact for two tensors
@@ -186,13 +188,15 @@ def _binary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), tensors_only=Fals
                      "%s op).%s" % ((paths or v1)[0], _ALLOWED[check], op_type,
                                    (" " + doc) if doc else "")
     fast_binary = None if fast_dtypes is None else (torch_fn, fast_dtypes)
-    return op(*paths, v1=v1, v2=v2, graph_name=op_type, fast_binary=fast_binary)(binary)
+    return op(*paths, v1=v1, v2=v2, graph_name=op_type, fast_binary=fast_binary,
+              lowering=same_dtype_lowering(torch_fn, check, numbers=not tensors_only))(binary)
 
 
 # ---------------------------------------------------------------- arithmetic
 
 
-@op("math.add", "add", graph_name="AddV2", fast_binary=(torch.add, _REAL_DTYPES))
+@op("math.add", "add", graph_name="AddV2", fast_binary=(torch.add, _REAL_DTYPES),
+    lowering=same_dtype_lowering(torch.add, _is_numeric, numbers=True))
 def add(x, y, name=None):
     """`tf.add`: x + y with broadcasting; string tensors are concatenated like TF."""
     tx, ty = binary_operands(x, y)
@@ -1388,7 +1392,8 @@ def _matrix_size_incompatible(shape_a, shape_b, building):
                                                         format_shape(shape_b)))
 
 
-@op("linalg.matmul", "matmul", graph_name="MatMul")
+@op("linalg.matmul", "matmul", graph_name="MatMul",
+    lowering=same_dtype_lowering(torch.matmul, _FLOAT_DTYPES, min_rank=2))
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False,
            name=None):

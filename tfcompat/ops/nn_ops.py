@@ -16,9 +16,9 @@ from tfcompat.framework import distribution_strategy_context as distribution, dt
     random_seed
 from tfcompat.framework.constant_op import known_values
 from tfcompat.framework.errors import format_shape
-from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_tensors,
-                                    to_torch)
-from tfcompat.ops.math_ops import _sorted_num_segments
+from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_lowering,
+                                    same_dtype_tensors, to_torch)
+from tfcompat.ops.math_ops import _FLOAT_DTYPES, _sorted_num_segments
 from tfcompat.ops.sparse_ops import SparseTensor
 
 _FLOATS = "half, bfloat16, float32, float64"
@@ -82,7 +82,7 @@ def _no_sentinel(sentinel, op_name):
 # ---------------------------------------------------------------- activations
 
 
-@op("nn.relu")
+@op("nn.relu", lowering=same_dtype_lowering(torch.relu, _FLOAT_DTYPES))
 def relu(features, name=None):
     return torch.relu(to_torch(features))
 
