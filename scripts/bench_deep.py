@@ -76,17 +76,23 @@ def deep_mlp_steps(layers):
             h = tf.nn.relu(tf.matmul(h, w) + 0.1)
         return tf.reduce_mean(tf.square(h - y_tf))
 
-    params = [torch.nn.Parameter(torch.from_numpy(value.copy())) for value in initial]
     x_t, y_t = torch.from_numpy(x), torch.from_numpy(y)
 
-    def torch_loss():
-        h = x_t
-        for w in params:
-            h = torch.relu(h @ w + 0.1)
-        return ((h - y_t) ** 2).mean()
-    return steps_of(torch_train_step(torch_loss, torch.optim.Adam(params, ADAM_LR)),
-                    "deep:%d" % layers,
-                    eager_train_step(eager_loss, weights, v1.train.AdamOptimizer(ADAM_LR)))
+    def torch_step(fused):
+        params = [torch.nn.Parameter(torch.from_numpy(value.copy())) for value in initial]
+
+        def torch_loss():
+            h = x_t
+            for w in params:
+                h = torch.relu(h @ w + 0.1)
+            return ((h - y_t) ** 2).mean()
+        return torch_train_step(torch_loss, torch.optim.Adam(params, ADAM_LR, fused=fused))
+    steps = steps_of(torch_step(None), "deep:%d" % layers,
+                     eager_train_step(eager_loss, weights, v1.train.AdamOptimizer(ADAM_LR)))
+    # torch's default Adam on the CPU updates one parameter at a time; its fused kernel is
+    # what tfcompat's Adam runs
+    steps["torch, fused Adam"] = torch_step(True)
+    return steps
 
 
 # ---------------------------------------------------------------- LSTM

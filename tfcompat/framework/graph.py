@@ -203,12 +203,7 @@ class BoundOp(object):
                 list(range(count)) or \
                 not all(type(t) in (int, float) for t in template[count:]):
             return
-        torch_fn = lowering(*fakes, *template[count:])
-        if torch_fn is None or count == len(template):
-            self._direct = torch_fn
-        elif count == 1 and len(template) == 2:
-            number = template[1]
-            self._direct = lambda x: torch_fn(x, number)
+        self._direct = lowering(*fakes, *template[count:])
 
     def __call__(self, *inputs):
         if self._direct is not None:

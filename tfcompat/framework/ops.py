@@ -422,17 +422,22 @@ LOWERINGS = {}
 """op function -> its lowering for graph runs. `lowering(*values)` is given a graph node's
 arguments when they are its input tensors, in order, possibly followed by Python numbers,
 with nothing but a `name` besides: the inputs as fake values (dtype and rank as the graph
-knows them), the numbers as they are. It returns a torch function that computes the op
-exactly for such arguments, or None. A graph run then calls that function on them directly,
-skipping the op's operand conversion and checks; where it raises, the op's own function runs
-and raises TF's error (lowered ops are pure)."""
+knows them), the numbers as they are. It returns a function of the input tensors alone that
+computes the op exactly for such arguments (the numbers bound), or None. A graph run then
+calls that function on the inputs directly, skipping the op's operand conversion and
+checks; where it raises, the op's own function runs and raises TF's error (lowered ops are
+pure)."""
+
+_NUMBERS_AS_TENSORS = (torch.float32, torch.float64)
 
 
 def same_dtype_lowering(torch_fn, accepts, min_rank=0, numbers=False):
-    """A lowering to `torch_fn(*values)` for input tensors all of one dtype that `accepts`
-    (a set of torch dtypes, or a check of a tensor), each of rank `min_rank` or more; with
-    `numbers`, Python ints and floats may follow floating-point tensors (torch then computes
-    in the tensors' dtype, as TF converts the numbers to it)."""
+    """A lowering to `torch_fn(*inputs, *numbers)` for input tensors all of one dtype that
+    `accepts` (a set of torch dtypes, or a check of a tensor), each of rank `min_rank` or
+    more. With `numbers`, one tensor may be followed by one Python int or float, for a
+    floating-point tensor (torch computes in its dtype, as TF converts the number to it):
+    for float32/float64 the number is bound as a 0-d tensor of that dtype, the same operand
+    for torch's kernels without wrapping the number on every call (~1 us)."""
     def lowering(*values):
         tensors = [v for v in values if isinstance(v, torch.Tensor)]
         dtype = tensors[0].dtype
@@ -440,9 +445,14 @@ def same_dtype_lowering(torch_fn, accepts, min_rank=0, numbers=False):
             return None
         if any(t.dtype is not dtype or t.ndim < min_rank for t in tensors):
             return None
-        if len(tensors) < len(values) and not (numbers and tensors[0].is_floating_point()):
+        if len(tensors) == len(values):
+            return torch_fn
+        if not (numbers and len(values) == 2 and tensors[0].is_floating_point()):
             return None
-        return torch_fn
+        number = values[1]
+        if dtype in _NUMBERS_AS_TENSORS:
+            number = torch.scalar_tensor(number, dtype=dtype)
+        return lambda x: torch_fn(x, number)
     return lowering
 
 
