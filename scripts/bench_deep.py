@@ -30,6 +30,7 @@ import torch
 import bench_conv
 import bench_deep_graphs as graphs
 import tfcompat as tf
+from tfcompat import cli
 
 v1 = tf.compat.v1
 ADAM_LR = graphs.ADAM_LR
@@ -292,6 +293,8 @@ def main():
     parser.add_argument("--tf-threads", type=int, help="real TF's intra- and inter-op "
                         "threads (ConfigProto), e.g. torch's count for a like-for-like column")
     args = parser.parse_args()
+    cli.tune_allocator()    # as the runner (and bench.py) do
+    cli.tune_threads()
     print("torch %s, %d threads" % (torch.__version__, torch.get_num_threads()))
     real_tf = RealTF(args.tf_python, args.tf_threads) if args.tf_python else None
     try:

@@ -422,3 +422,23 @@ def test_lowered_ops_run_torch_directly_and_keep_tf_errors():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match=r"Incompatible shapes: \[2,3\] vs. \[4,3\]"):
                 sess.run(summed, {x: values, y: np.ones((4, 3), np.float32)})
+
+
+def test_graph_runs_flush_denormals_to_zero_as_tf():
+    """TF's executor runs kernels with denormals flushed to zero; Session.run and
+    tf.function calls do too, and the mode is off again after the run."""
+    v1 = tf.compat.v1
+    tiny = np.float32(1e-20)
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [])
+        product = x * tiny
+        with v1.Session() as sess:
+            assert sess.run(product, {x: tiny}) == 0.0      # 1e-40 is denormal
+    assert (torch.tensor(tiny) * torch.tensor(tiny)).item() != 0.0
+    assert np.float32(1e-38) / np.float32(100) != 0
+
+    @tf.function
+    def scaled(value):
+        return value * tiny
+    assert scaled(tf.constant(tiny)).numpy() == 0.0
+    assert (torch.tensor(tiny) * torch.tensor(tiny)).item() != 0.0
