@@ -197,7 +197,7 @@ class BoundOp(object):
         lowering = ops.LOWERINGS.get(self.fn)
         template = self.args_template
         count = len(fakes)
-        if lowering is None or self._kwarg_fills or \
+        if lowering is None or not count or self._kwarg_fills or \
                 any(key != "name" for key in self.kwargs_template) or \
                 [t.index if type(t) is _Slot else None for t in template[:count]] != \
                 list(range(count)) or \

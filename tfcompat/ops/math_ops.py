@@ -167,7 +167,8 @@ def _unary_op(torch_fn, op_type, check, *paths, v1=(), v2=(), doc=""):
     unary.__doc__ = "`tf.%s`: elementwise, %s inputs (TF's %s op).%s" % (
         (paths or v1)[0], _ALLOWED[check], op_type, (" " + doc) if doc else "")
     return op(*paths, v1=v1, v2=v2, graph_name=op_type,
-              lowering=lambda fake: torch_fn if check(fake) else None)(unary)
+              lowering=lambda *values: torch_fn if len(values) == 1 and check(values[0])
+              else None)(unary)
 
 
 # the dtypes where the torch function of an arithmetic op is exact for two tensors
