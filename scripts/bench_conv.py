@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 import tfcompat as tf
+from tfcompat.framework import thread_choice
 
 
 def per_step(step, inner):
@@ -29,9 +30,10 @@ def per_step(step, inner):
 
 
 def interleaved(steps, repeats, inner):
-    """Median seconds per call of each step, repetitions interleaved."""
+    """Median seconds per call of each step, repetitions interleaved, after warm-up runs that
+    let graph modules choose their threads (framework/thread_choice)."""
     for step in steps.values():
-        per_step(step, 1)
+        per_step(step, thread_choice.RUNS_TO_CHOOSE)
     times = {name: [] for name in steps}
     for _ in range(repeats):
         for name, step in steps.items():

@@ -292,9 +292,13 @@ def main():
                         "Session step (TF's default threads)")
     parser.add_argument("--tf-threads", type=int, help="real TF's intra- and inter-op "
                         "threads (ConfigProto), e.g. torch's count for a like-for-like column")
+    parser.add_argument("--threads", type=int, help="torch's intra-op threads (default: the "
+                        "runner's policy); set in-process, so graphs still choose per module")
     args = parser.parse_args()
     cli.tune_allocator()    # as the runner (and bench.py) do
     cli.tune_threads()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     print("torch %s, %d threads" % (torch.__version__, torch.get_num_threads()))
     real_tf = RealTF(args.tf_python, args.tf_threads) if args.tf_python else None
     try:

@@ -13,7 +13,7 @@ import torch
 from tensorboard.compat.proto import config_pb2
 
 from tfcompat._api import export_constant, tf_export
-from tfcompat.framework import context
+from tfcompat.framework import context, thread_choice
 
 # TF1's session configuration: the protobuf messages TensorFlow itself defines.
 ConfigProto = export_constant(config_pb2.ConfigProto, v1=["ConfigProto"])
@@ -269,9 +269,11 @@ def functions_run_eagerly():
 
 @tf_export("config.threading.set_intra_op_parallelism_threads")
 def set_intra_op_parallelism_threads(num_threads):
-    """Threads used inside one op (`torch.set_num_threads`); 0 lets the system choose."""
+    """Threads used inside one op (`torch.set_num_threads`, kept for every graph); 0 lets
+    the system choose."""
     if num_threads > 0:
         torch.set_num_threads(num_threads)
+        thread_choice.pin()
     _settings.intra_op_threads = num_threads
 
 

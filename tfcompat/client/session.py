@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.framework import context, dtypes, errors, ops
+from tfcompat.framework import context, dtypes, errors, ops, thread_choice
 from tfcompat.framework.default_session import default_session_stack, swap_running_session
 from tfcompat.framework.graph import (Operation, SymbolicTensor, get_default_graph, located_error,
                                      run_module)
@@ -446,14 +446,15 @@ def _size_thread_pools(config):
     """Apply a ConfigProto's thread counts to torch's process-wide pools.
 
     `intra_op_parallelism_threads=N` (N > 0) sets torch's intra-op threads, the pool each op
-    splits its work over, as TF sizes its CPU device's pool; 0 keeps the current count (TF:
-    the system's choice). TF sizes its process-wide pools once, from the first Session; here
+    splits its work over, as TF sizes its CPU device's pool, and every graph keeps N (no
+    `thread_choice`); 0 keeps the current count (TF: the system's choice). TF sizes its process-wide pools once, from the first Session; here
     every Session asking for a count sets it. `inter_op_parallelism_threads=N` sets torch's
     inter-op pool while torch still allows it (before its first parallel work; afterwards
     the pool stays as it is, as TF keeps its global pool). tfcompat runs a graph's ops in
     order on the calling thread, so the inter-op pool serves only torch's own uses."""
     if config.intra_op_parallelism_threads > 0:
         torch.set_num_threads(config.intra_op_parallelism_threads)
+        thread_choice.pin()
     inter_op = config.inter_op_parallelism_threads
     if inter_op > 0 and inter_op != torch.get_num_interop_threads():
         try:

@@ -37,6 +37,7 @@ from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.framework.default_session import session_for
 from tfcompat.framework.constant_op import constant
 from tfcompat.framework.denormal import flush_denormals
+from tfcompat.framework.thread_choice import ThreadChoice
 
 # TF1's graph protos: the protobuf messages TensorFlow itself defines (tensorboard ships them).
 NodeDef = export_constant(node_def_pb2.NodeDef, v1=["NodeDef"])
@@ -1281,6 +1282,7 @@ class Graph(object):
         holders = [node for node in new.nodes if node.meta.get("needs_grad")]
         _keep_gradients_differentiable(new, holders)
         module = torch.fx.GraphModule(torch.nn.Module(), new)
+        module.thread_choice = ThreadChoice()
         module.needs_grad = bool(holders)
         module.grad_inputs = _differentiated_inputs(new, holders)
         module.assigned_first = frozenset(
@@ -1474,14 +1476,21 @@ def run_module(module, feed_values, extra_nodes):
 def _call(module, values):
     """Run `module` on `values` (a list the caller built: the inputs gradients are taken
     with respect to are replaced in it by leaves that require grad), flushing denormals to
-    zero as TF's executor does."""
+    zero as TF's executor does, on the torch threads that suit it (`thread_choice`; not for
+    a compiled module, whose first run compiles)."""
     with _FLUSH_DENORMALS:
         if module.needs_grad:
             for i in module.grad_inputs:
                 values[i] = _differentiable_leaf(values[i])
             with torch.enable_grad():
-                return module(*values)
-        return module(*values)
+                return _run_on_chosen_threads(module, values)
+        return _run_on_chosen_threads(module, values)
+
+
+def _run_on_chosen_threads(module, values):
+    if isinstance(module, torch.fx.GraphModule):
+        return module.thread_choice.run(module, *values)
+    return module(*values)
 
 
 _FLUSH_DENORMALS = flush_denormals()
