@@ -4,7 +4,9 @@ The train steps of bench.py's graph rows (MLP, CNN, ResNet block, conv inference
 LSTMs, towers, ResNet-20), each run as tfcompat graph (Session.run), tfcompat eager and raw
 torch, with torch's intra-op threads switched between 1 and the machine's default
 (`torch.set_num_threads`) from one repetition to the next, so both counts see the same
-machine load. OpenMP's wait policy is fixed when the process starts: run this once as is
+machine load. Graphs make their own choice (framework/thread_choice) during warm-up at the
+larger count: their column for that count is what they then run with, one thread or that
+count. OpenMP's wait policy is fixed when the process starts: run this once as is
 (libgomp spins ~0.3 ms before sleeping) and once under `OMP_WAIT_POLICY=PASSIVE`.
 
     python scripts/bench_threads.py [--quick] [--repeats 5]
@@ -21,6 +23,7 @@ import bench_conv
 import bench_deep
 import bench_graph
 from tfcompat import cli
+from tfcompat.framework import thread_choice
 
 VARIANTS = ("torch eager", "tfcompat eager", "tfcompat graph")
 
@@ -58,9 +61,11 @@ def graph_rows(quick):
 def measure(rows, counts, repeats, inner):
     """{title: {(variant, threads): median seconds}}, thread counts interleaved."""
     times = {title: {(v, n): [] for v in steps for n in counts} for title, steps in rows.items()}
+    torch.set_num_threads(counts[1])    # graphs make their thread choice at the larger count
     for steps in rows.values():
         for step in steps.values():
-            step()
+            for _ in range(thread_choice.RUNS_TO_CHOOSE):
+                step()
     for _ in range(repeats):
         for n in counts:
             torch.set_num_threads(n)
