@@ -447,8 +447,9 @@ def _size_thread_pools(config):
 
     `intra_op_parallelism_threads=N` (N > 0) sets torch's intra-op threads, the pool each op
     splits its work over, as TF sizes its CPU device's pool, and every graph keeps N (no
-    `thread_choice`); 0 keeps the current count (TF: the system's choice). TF sizes its process-wide pools once, from the first Session; here
-    every Session asking for a count sets it. `inter_op_parallelism_threads=N` sets torch's
+    `thread_choice`); 0 keeps the current count (TF: the system's choice). TF sizes its
+    process-wide pools once, from the first Session; here every Session asking for a count
+    sets it. `inter_op_parallelism_threads=N` sets torch's
     inter-op pool while torch still allows it (before its first parallel work; afterwards
     the pool stays as it is, as TF keeps its global pool). tfcompat runs a graph's ops in
     order on the calling thread, so the inter-op pool serves only torch's own uses."""

@@ -3,7 +3,7 @@
 torch's intra-op threads help large ops and hurt small ones. On 2 idle cores, a 32x64 @ 64x64
 matmul took 3.7 us on one thread and 7.1 us on two (MKL still splits it), torch's fused Adam
 over 50 such variables 83 and 248 us: a 50-layer MLP's graph step ran 1.8x faster on one
-thread, where a CNN's or an LSTM's ran 1.2-1.7x faster on two (scripts/bench_threads.py).
+thread, where a CNN's or an LSTM's ran 1.1-1.7x faster on two (scripts/bench_threads.py).
 TF's executor has the same problem with its default pools (its 200-layer step ran 2x faster
 with one intra-op thread). The runner sets torch's count from the free cores
 (`cli.tune_threads`); on top of that, the first runs of each graph module (a Session.run
