@@ -428,16 +428,22 @@ calls that function on the inputs directly, skipping the op's operand conversion
 checks; where it raises, the op's own function runs and raises TF's error (lowered ops are
 pure)."""
 
-_NUMBERS_AS_TENSORS = (torch.float32, torch.float64)
+def number_operand(number, like):
+    """A Python number as the scalar operand of torch ops over tensors like `like`: on the
+    CPU, for float32/float64, a 0-d tensor of that dtype (the kernels compute in that dtype
+    either way, so the result is the same, and torch no longer wraps and casts the number on
+    every call, ~1 us, or once per tensor of a foreach op's list); else the number."""
+    if like.device.type != "cpu" or like.dtype not in (torch.float32, torch.float64):
+        return number
+    return torch.scalar_tensor(number, dtype=like.dtype)
 
 
 def same_dtype_lowering(torch_fn, accepts, min_rank=0, numbers=False):
     """A lowering to `torch_fn(*inputs, *numbers)` for input tensors all of one dtype that
     `accepts` (a set of torch dtypes, or a check of a tensor), each of rank `min_rank` or
     more. With `numbers`, one tensor may be followed by one Python int or float, for a
-    floating-point tensor (torch computes in its dtype, as TF converts the number to it):
-    for float32/float64 the number is bound as a 0-d tensor of that dtype, the same operand
-    for torch's kernels without wrapping the number on every call (~1 us)."""
+    floating-point tensor (torch computes in its dtype, as TF converts the number to it),
+    bound as `number_operand` makes it."""
     def lowering(*values):
         tensors = [v for v in values if isinstance(v, torch.Tensor)]
         dtype = tensors[0].dtype
@@ -449,9 +455,7 @@ def same_dtype_lowering(torch_fn, accepts, min_rank=0, numbers=False):
             return torch_fn
         if not (numbers and len(values) == 2 and tensors[0].is_floating_point()):
             return None
-        number = values[1]
-        if dtype in _NUMBERS_AS_TENSORS:
-            number = torch.scalar_tensor(number, dtype=dtype)
+        number = number_operand(values[1], tensors[0])
         return lambda x: torch_fn(x, number)
     return lowering
 

@@ -28,13 +28,14 @@ _TRIALS = 3             # timed runs per thread count before choosing
 _MARGIN = 0.9           # one thread is kept if its median is at most this fraction
 RUNS_TO_CHOOSE = 2 + 2 * _TRIALS     # a module's runs until its choice is made
 _THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
-_pinned = []
+_pinned = False
 _running = threading.local()
 
 
 def pin():
     """The user chose the intra-op thread count: graphs keep it from now on."""
-    _pinned.append(True)
+    global _pinned
+    _pinned = True
 
 
 def _tunable():

@@ -7,7 +7,7 @@ Shared by the TF1 `tf.train.*Optimizer`s and the Keras optimizers. API of every 
 - `params`, `grads` and each slot argument are equal-length lists of torch tensors; slot
   list entry i belongs to `params[i]`. Gradients are dense, with the params' shapes.
 - `params` and the slot lists are updated in place, for all variables at once with torch's
-  `_foreach_*` ops. Callers run rules with grad disabled (`optimizer.fused_update`, Keras's
+  `_foreach_*` ops (Adam: torch's fused kernel where it applies, see `_fused_adam_`). Callers run rules with grad disabled (`optimizer.fused_update`, Keras's
   `_apply_gradients_impl`); a rule does not enter `torch.no_grad()` itself, which cost
   ~3 us per train step.
 - Hyperparameters are Python numbers or 0-d torch tensors. Tensors are never read back into
@@ -29,6 +29,8 @@ import math
 
 import numpy as np
 import torch
+
+from tfcompat.framework.ops import number_operand
 
 
 _NUMPY_FLOATS = {torch.float32: np.float32, torch.float16: np.float16}
@@ -56,16 +58,10 @@ def _hyper(value, params):
 
 
 def _factor(value, tensors):
-    """A scalar operand of a foreach op over `tensors`. On the CPU a Python number becomes a
-    0-d tensor of their dtype: torch wraps and casts a Python scalar once per tensor of the
-    list, which costs more than making the tensor once (float32/float64 only, where the
-    kernel computes in that dtype either way, so the result is the same)."""
+    """A scalar operand of a foreach op over `tensors` (`ops.number_operand`)."""
     if isinstance(value, torch.Tensor) or not tensors:
         return value
-    like = tensors[0]
-    if like.device.type != "cpu" or like.dtype not in (torch.float32, torch.float64):
-        return value
-    return torch.scalar_tensor(value, dtype=like.dtype)
+    return number_operand(value, tensors[0])
 
 
 def _add_constant_(xs, value):
