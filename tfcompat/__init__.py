@@ -42,10 +42,9 @@ def _eagerly_imported_modules():
     return names
 
 
-with _dependencies.installed_only():
-    for _name in _eagerly_imported_modules():
-        _importlib.import_module("tfcompat." + _name)
-
-
-_api.build_namespaces(__name__)
+with _dependencies.long_lived_imports():
+    with _dependencies.installed_only():
+        for _name in _eagerly_imported_modules():
+            _importlib.import_module("tfcompat." + _name)
+    _api.build_namespaces(__name__)
 del _name

@@ -31,6 +31,7 @@ from tensorboard.compat.proto import attr_value_pb2, graph_pb2, node_def_pb2
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from tfcompat._api import export_constant, tf_export
+from tfcompat._dependencies import long_lived_imports
 from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
@@ -684,6 +685,22 @@ def _merged_fake_run(fake_mode, bound, fakes, stand_in_factor=1):
         return copy(result, fake_mode, outer_size)
 
 
+_SHAPE_INFERENCE_LOADED = []
+
+
+def _load_shape_inference():
+    """Imports, once per process, what shape inference on fake tensors loads: sympy and
+    ShapeEnv (~0.3 s) and torch._dynamo, which FakeTensorMode imports for its config and
+    torch's decompositions call (~0.9 s). They are long-lived imports
+    (`_dependencies.long_lived_imports`): the cyclic GC would otherwise walk the whole
+    heap twice while they load."""
+    if not _SHAPE_INFERENCE_LOADED:
+        with long_lived_imports():
+            import torch._dynamo  # noqa: F401
+            _light_shape_env_class()
+        _SHAPE_INFERENCE_LOADED.append(True)
+
+
 # ---------------------------------------------------------------- the graph
 
 
@@ -704,7 +721,7 @@ class Graph(object):
         self._version = 0
         self._variable_inputs = {}
         self._captures = {}
-        # symbolic shapes (sympy) are imported on first use: ~0.5 s eager scripts skip
+        _load_shape_inference()     # on first use: ~1.2 s eager scripts skip
         self._fake_mode = _SerializedFakeTensorMode(shape_env=_hint_checking_shape_env(),
                                                     allow_non_fake_inputs=True)
         self._stand_ins = {}
