@@ -41,3 +41,91 @@ def test_cli_prints_the_report_at_exit(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "6.0" in done.stdout
     assert "tfcompat: compile report" in done.stderr and "[1] fetch mul:0" in done.stderr
+
+
+class _Clock(object):
+    """session's time.perf_counter, advanced by the fake run costs below."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+class _StandInCompiled(object):
+    """What torch.compile returns, minus the compiling: calls and attributes go to the
+    module."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def __call__(self, *args):
+        return self.module(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.module, name)
+
+
+def _measured_run(monkeypatch, compiled_seconds):
+    """Runs a signature 20 times under TFCOMPAT_COMPILE=auto, with 5 trial runs, where an
+    uncompiled run takes 2 ms and a compiled one `compiled_seconds` (the compile: 5 s). torch.compile is
+    stand-in, so that the runs stay real."""
+    clock = _Clock()
+    monkeypatch.setenv(session.EXPLAIN_ENV, "1")
+    monkeypatch.setenv("TFCOMPAT_COMPILE", "auto")
+    monkeypatch.setattr(session, "compile_stats", [])
+    monkeypatch.setattr(session, "_COMPILE_COST_SECONDS", 0.01)
+    monkeypatch.setattr(session, "_TRIAL_RUNS", 5)
+    monkeypatch.setattr(session, "time", clock)
+    compiled_modules = []
+
+    def fake_compile(module, dynamic):
+        compiled = _StandInCompiled(module)
+        compiled_modules.append(compiled)
+        return compiled
+    monkeypatch.setattr(session.torch, "compile", fake_compile)
+    real_run_module = session.run_module
+
+    def timed_run_module(module, feed_values, extra):
+        if module in compiled_modules:
+            clock.now += 5.0 if not hasattr(module, "ran") else compiled_seconds
+            module.ran = True
+        else:
+            clock.now += 0.002
+        return real_run_module(module, feed_values, extra)
+    monkeypatch.setattr(session, "run_module", timed_run_module)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None])
+        y = tf.reduce_sum(x * 2.0)
+        with tf.compat.v1.Session() as sess:
+            results = [sess.run(y, {x: np.ones(2, np.float32)}) for _ in range(20)]
+    assert results == [4.0] * 20
+    return session.compile_report()
+
+
+def test_measured_policy_keeps_a_faster_compiled_module(monkeypatch):
+    report = _measured_run(monkeypatch, compiled_seconds=0.001)
+    assert "compiled: compile + first run 5.00 s" in report
+    assert "kept the compiled module: compiled runs 1 ms, uncompiled 2 ms" in report
+    assert "uncompiled: 6 runs" in report   # 6 uncompiled runs, then compiled for good
+
+
+def test_measured_policy_drops_a_compiled_module_that_is_not_faster(monkeypatch):
+    report = _measured_run(monkeypatch, compiled_seconds=0.003)
+    assert "not faster, runs uncompiled again: compiled runs 3 ms, uncompiled 2 ms" in report
+    assert "uncompiled: 14 runs" in report  # 6 before the compile, 1 + 5 compiled, 8 after
+
+
+def test_default_policy_on_cpu_does_not_compile(monkeypatch):
+    monkeypatch.setenv(session.EXPLAIN_ENV, "1")
+    monkeypatch.delenv("TFCOMPAT_COMPILE", raising=False)
+    monkeypatch.setattr(session, "compile_stats", [])
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None])
+        with tf.compat.v1.Session() as sess:
+            for _ in range(3):
+                sess.run(x + 1.0, {x: np.ones(2, np.float32)})
+    assert "why: default policy on CPU" in session.compile_report()

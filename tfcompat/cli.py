@@ -45,7 +45,8 @@ USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
 TFCOMPAT_MODE=eager or TFCOMPAT_MODE=graph forces the execution mode, TFCOMPAT_API=1 or
 TFCOMPAT_API=2 the TensorFlow version emulated; unset, the script runs the way it ran under
 the TensorFlow it was written for. TFCOMPAT_COMPILE=1 compiles
-Session.run signatures that run more than once, 0 never; unset: on CUDA once it pays.
+Session.run signatures that run more than once, 0 never, auto once a signature has run long
+enough and keeps the compiled one only if it is faster; unset: auto on CUDA, 0 on CPU.
 --explain-compile prints at exit what was compiled, how long it took, graph breaks and why
 a signature was or was not compiled.
 """

@@ -7,14 +7,19 @@ As in TF, each session holds its own values of the graph's variables: they exist
 initializer (or a restore) has run in that session.
 
 Compilation (`torch.compile` of a cached GraphModule) follows `TFCOMPAT_COMPILE`: `0` never,
-`1` every signature run more than once (never a one-off run), unset: on CUDA only, once a
-signature has spent as long running uncompiled as a compile is expected to cost (on CPU
-compiling made an MLP step faster and a CNN step slower, so it is left to the user). The
-setting is read when a signature first runs. A compile that fails falls back to the
-uncompiled module for good.
+`1` every signature run more than once (never a one-off run), `auto` measured: a signature
+is compiled once it has spent as long running uncompiled as a compile is expected to cost,
+and its compiled module is kept only if its runs are faster than the uncompiled ones (timed
+side by side: the last uncompiled runs against the first compiled ones after the compile).
+Unset: `auto` on CUDA, `0` on CPU (a compile there costs seconds to minutes of the same
+cores the training runs on: compiling made an MLP step faster and a CNN step slower). The
+setting is read when a signature first runs. A compile that fails, or is not faster, falls
+back to the uncompiled module for good.
 """
+import collections
 import contextlib
 import os
+import statistics
 import sys
 import time
 
@@ -135,6 +140,7 @@ class _RunPlan(object):
 
 
 _COMPILE_COST_SECONDS = 20.0
+_TRIAL_RUNS = 10    # under `auto`: compiled runs timed (after the compile) against uncompiled
 
 EXPLAIN_ENV = "TFCOMPAT_EXPLAIN_COMPILE"
 
@@ -168,15 +174,19 @@ class CompileStats(object):
 class _Executable(object):
     """One cached signature of Session.run: its GraphModule, compiled when it pays."""
 
-    __slots__ = ("module", "extra", "stats", "compiled", "failed", "policy", "may_compile")
+    __slots__ = ("module", "extra", "stats", "compiled", "given_up", "policy", "may_compile",
+                 "measured", "uncompiled_times", "compiled_times")
 
     def __init__(self, module, extra, label):
         self.module, self.extra = module, extra
         self.stats = CompileStats(label)
-        self.compiled, self.failed = None, False
+        self.compiled, self.given_up = None, False
         if os.environ.get(EXPLAIN_ENV):
             compile_stats.append(self.stats)
         self.policy = _compile_policy()     # TFCOMPAT_COMPILE when the signature first runs
+        self.measured = False               # `auto`: the compiled module must prove faster
+        self.uncompiled_times = collections.deque(maxlen=_TRIAL_RUNS)
+        self.compiled_times = []
         self.may_compile = self._policy_may_compile()
 
     def _policy_may_compile(self):
@@ -184,28 +194,32 @@ class _Executable(object):
         if self.policy in ("0", "false", "no"):
             self.stats.reason = "TFCOMPAT_COMPILE=0"
             return False
-        if self.policy not in ("1", "true", "yes") and context.default_device().type != "cuda":
+        if self.policy in ("1", "true", "yes"):
+            return True
+        if self.policy != "auto" and context.default_device().type != "cuda":
             self.stats.reason = "default policy on CPU (compiling made some models' steps " \
-                "faster and others' slower)"
+                "faster and others' slower; TFCOMPAT_COMPILE=auto compiles and keeps what is " \
+                "faster)"
             return False
+        self.measured = True
         return True
 
     def _want_compile(self):
         """Whether to compile now (the policy allows it); the reason goes into the stats."""
         stats = self.stats
-        if self.failed:
+        if self.given_up:
             return False
         if stats.runs < 1:
             stats.reason = "ran once (a one-off run is never compiled)"
             return False
-        if self.policy in ("1", "true", "yes"):
+        if not self.measured:
             stats.reason = "TFCOMPAT_COMPILE=1 and run more than once"
             return True
-        if stats.seconds <= _COMPILE_COST_SECONDS:
-            stats.reason = "default policy: %.1f s run so far, compiling pays after %.0f s" \
+        if stats.seconds <= _COMPILE_COST_SECONDS or len(self.uncompiled_times) < _TRIAL_RUNS:
+            stats.reason = "measured policy: %.1f s run so far, compiling pays after %.0f s" \
                 % (stats.seconds, _COMPILE_COST_SECONDS)
             return False
-        stats.reason = "default policy: CUDA and %.1f s run uncompiled" % stats.seconds
+        stats.reason = "measured policy: %.1f s run uncompiled" % stats.seconds
         return True
 
     def run(self, feed_values):
@@ -226,21 +240,42 @@ class _Executable(object):
             except Exception as e:  # noqa: BLE001 - any compiler failure means: don't compile
                 sys.stderr.write("tfcompat: torch.compile failed for a Session.run signature "
                                  "(%s: %s); running it uncompiled\n" % (type(e).__name__, e))
-                self.compiled, self.failed = None, True
+                self.compiled, self.given_up = None, True
                 stats.reason = "torch.compile failed: %s: %s" % (type(e).__name__, e)
             else:
+                seconds = time.perf_counter() - start
                 if first_compiled:
-                    stats.compile_seconds = time.perf_counter() - start
+                    stats.compile_seconds = seconds
                     stats.breaks = {why: n - breaks_before.get(why, 0)
                                     for why, n in _graph_breaks().items()
                                     if n > breaks_before.get(why, 0)}
+                elif self.measured and len(self.compiled_times) < _TRIAL_RUNS:
+                    self._judge(seconds)
                 stats.compiled_runs += 1
                 return outputs
         start = time.perf_counter()
         outputs = run_module(self.module, feed_values, self.extra)
-        stats.seconds += time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        stats.seconds += seconds
         stats.runs += 1
+        self.uncompiled_times.append(seconds)
         return outputs
+
+    def _judge(self, seconds):
+        """Under the measured policy: once the compiled module has run _TRIAL_RUNS times
+        after its compile, keep it only if its median run beats the last uncompiled runs'."""
+        self.compiled_times.append(seconds)
+        if len(self.compiled_times) < _TRIAL_RUNS:
+            return
+        compiled = statistics.median(self.compiled_times)
+        uncompiled = statistics.median(self.uncompiled_times)
+        verdict = "compiled runs %.3g ms, uncompiled %.3g ms" % (compiled * 1e3,
+                                                                 uncompiled * 1e3)
+        if compiled < uncompiled:
+            self.stats.reason += "; kept the compiled module: " + verdict
+        else:
+            self.compiled, self.given_up = None, True
+            self.stats.reason += "; not faster, runs uncompiled again: " + verdict
 
 
 def compile_report():
