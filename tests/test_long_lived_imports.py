@@ -5,6 +5,7 @@ import gc
 import os
 import subprocess
 import sys
+import weakref
 
 from tfcompat import _dependencies
 
@@ -21,6 +22,20 @@ def test_collection_is_off_inside_and_objects_are_frozen_at_the_outermost_end():
         assert not gc.isenabled() and gc.get_freeze_count() == before
     assert gc.isenabled()
     assert gc.get_freeze_count() >= before + len(made)
+
+
+class _Node(object):
+    pass
+
+
+def test_garbage_made_before_the_block_is_collected_not_kept():
+    node = _Node()
+    node.cycle = node
+    collected = weakref.ref(node)
+    del node
+    with _dependencies.long_lived_imports():
+        pass
+    assert collected() is None
 
 
 def test_collection_stays_off_where_the_program_turned_it_off():

@@ -65,13 +65,17 @@ def long_lived_imports():
     heap grows by a quarter: torch's import (~240k objects with tfcompat's) and the
     torch.compile machinery graph building loads (~130k more) trigger six of them, 0.5 s of a
     small TF1 script's 2.4 s (TensorFlow's import is C++ and leaves a far smaller Python
-    heap). In this block collection is off; at the end of the outermost block the objects
-    made so far are frozen (`gc.freeze`: kept and never walked again, including the ~9k
-    cycles the imports dropped) and collection resumes if it was on. Used once around
-    `import tfcompat` and once around the first graph's imports, never per graph."""
+    heap). The outermost block first collects what is garbage already (the program's own
+    dropped cycles, so that they are not kept), then turns collection off; at its end the
+    objects made so far are frozen (`gc.freeze`: kept and never walked again, including the
+    ~9k cycles the imports dropped) and collection resumes. Where the program turned
+    collection off, it stays off and nothing is collected. Used once around `import
+    tfcompat` and once around the first graph's imports, never per graph."""
     with _LongLivedImports.lock:
         if _LongLivedImports.depth == 0:
             _LongLivedImports.collecting = gc.isenabled()
+            if _LongLivedImports.collecting:
+                gc.collect()
             gc.disable()
         _LongLivedImports.depth += 1
     try:
