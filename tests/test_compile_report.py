@@ -5,15 +5,16 @@ import sys
 import textwrap
 
 import numpy as np
+import torch
 
 import tfcompat as tf
-from tfcompat.client import session
+from tfcompat.framework import compile_policy
 
 
 def test_report_says_why_signatures_were_not_compiled(monkeypatch):
-    monkeypatch.setenv(session.EXPLAIN_ENV, "1")
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
     monkeypatch.setenv("TFCOMPAT_COMPILE", "0")
-    monkeypatch.setattr(session, "compile_stats", [])
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
     graph = tf.Graph()
     with graph.as_default():
         x = tf.compat.v1.placeholder(tf.float32, [None])
@@ -21,7 +22,7 @@ def test_report_says_why_signatures_were_not_compiled(monkeypatch):
         with tf.compat.v1.Session() as sess:
             for _ in range(3):
                 sess.run(y, {x: np.ones(2, np.float32)})
-    report = session.compile_report()
+    report = compile_policy.compile_report()
     assert "fetch Sum:0; feed Placeholder:0" in report
     assert "uncompiled: 3 runs" in report and "compiled: no" in report
     assert "why: TFCOMPAT_COMPILE=0" in report
@@ -44,7 +45,7 @@ def test_cli_prints_the_report_at_exit(tmp_path):
 
 
 class _Clock(object):
-    """session's time.perf_counter, advanced by the fake run costs below."""
+    """compile_policy's time.perf_counter, advanced by the fake run costs below."""
 
     def __init__(self):
         self.now = 0.0
@@ -72,20 +73,20 @@ def _measured_run(monkeypatch, compiled_seconds):
     uncompiled run takes 2 ms and a compiled one `compiled_seconds` (the compile: 5 s). torch.compile is
     stand-in, so that the runs stay real."""
     clock = _Clock()
-    monkeypatch.setenv(session.EXPLAIN_ENV, "1")
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
     monkeypatch.setenv("TFCOMPAT_COMPILE", "auto")
-    monkeypatch.setattr(session, "compile_stats", [])
-    monkeypatch.setattr(session, "_COMPILE_COST_SECONDS", 0.01)
-    monkeypatch.setattr(session, "_TRIAL_RUNS", 5)
-    monkeypatch.setattr(session, "time", clock)
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
+    monkeypatch.setattr(compile_policy, "_COMPILE_COST_SECONDS", 0.01)
+    monkeypatch.setattr(compile_policy, "_TRIAL_RUNS", 5)
+    monkeypatch.setattr(compile_policy, "time", clock)
     compiled_modules = []
 
     def fake_compile(module, dynamic):
         compiled = _StandInCompiled(module)
         compiled_modules.append(compiled)
         return compiled
-    monkeypatch.setattr(session.torch, "compile", fake_compile)
-    real_run_module = session.run_module
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    real_run_module = compile_policy.run_module
 
     def timed_run_module(module, feed_values, extra):
         if module in compiled_modules:
@@ -94,7 +95,7 @@ def _measured_run(monkeypatch, compiled_seconds):
         else:
             clock.now += 0.002
         return real_run_module(module, feed_values, extra)
-    monkeypatch.setattr(session, "run_module", timed_run_module)
+    monkeypatch.setattr(compile_policy, "run_module", timed_run_module)
     graph = tf.Graph()
     with graph.as_default():
         x = tf.compat.v1.placeholder(tf.float32, [None])
@@ -102,7 +103,7 @@ def _measured_run(monkeypatch, compiled_seconds):
         with tf.compat.v1.Session() as sess:
             results = [sess.run(y, {x: np.ones(2, np.float32)}) for _ in range(20)]
     assert results == [4.0] * 20
-    return session.compile_report()
+    return compile_policy.compile_report()
 
 
 def test_measured_policy_keeps_a_faster_compiled_module(monkeypatch):
@@ -119,13 +120,42 @@ def test_measured_policy_drops_a_compiled_module_that_is_not_faster(monkeypatch)
 
 
 def test_default_policy_on_cpu_does_not_compile(monkeypatch):
-    monkeypatch.setenv(session.EXPLAIN_ENV, "1")
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
     monkeypatch.delenv("TFCOMPAT_COMPILE", raising=False)
-    monkeypatch.setattr(session, "compile_stats", [])
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
     graph = tf.Graph()
     with graph.as_default():
         x = tf.compat.v1.placeholder(tf.float32, [None])
         with tf.compat.v1.Session() as sess:
             for _ in range(3):
                 sess.run(x + 1.0, {x: np.ones(2, np.float32)})
-    assert "why: default policy on CPU" in session.compile_report()
+    assert "why: default policy on CPU" in compile_policy.compile_report()
+
+
+def test_tf_function_traces_follow_jit_compile(monkeypatch):
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
+    monkeypatch.setenv("TFCOMPAT_COMPILE", "0")
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
+    compiled = []
+
+    def fake_compile(module, dynamic):
+        compiled.append(module)
+        return _StandInCompiled(module)
+    monkeypatch.setattr(torch, "compile", fake_compile)
+
+    @tf.function(jit_compile=True)
+    def double(x):
+        return x * 2.0
+
+    @tf.function
+    def triple(x):
+        return x * 3.0
+
+    for _ in range(3):
+        assert double(tf.constant(2.0)).numpy() == 4.0
+        assert triple(tf.constant(2.0)).numpy() == 6.0
+    report = compile_policy.compile_report()
+    assert len(compiled) == 1
+    assert "tf.function double(x: TensorSpec" in report
+    assert "why: tf.function(jit_compile=True) and run more than once" in report
+    assert "why: TFCOMPAT_COMPILE=0" in report

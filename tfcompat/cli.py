@@ -21,7 +21,7 @@ import tfcompat
 from tfcompat import _api, _dependencies, _import_hook, _scan, check, export
 from tfcompat._scan import MODE_ENV, choose
 from tfcompat.framework import context
-from tfcompat.client import session
+from tfcompat.framework import compile_policy
 from tfcompat.distribute import launch, multi_worker_util
 
 USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
@@ -45,8 +45,9 @@ USAGE = """usage: tfcompat [run] [--explain-compile] SCRIPT [ARGS...]
 TFCOMPAT_MODE=eager or TFCOMPAT_MODE=graph forces the execution mode, TFCOMPAT_API=1 or
 TFCOMPAT_API=2 the TensorFlow version emulated; unset, the script runs the way it ran under
 the TensorFlow it was written for. TFCOMPAT_COMPILE=1 compiles
-Session.run signatures that run more than once, 0 never, auto once a signature has run long
-enough and keeps the compiled one only if it is faster; unset: auto on CUDA, 0 on CPU.
+Session.run signatures and tf.function traces that run more than once, 0 never, auto once
+one has run long enough, keeping the compiled one only if it is faster; unset: auto on CUDA,
+0 on CPU.
 --explain-compile prints at exit what was compiled, how long it took, graph breaks and why
 a signature was or was not compiled.
 """
@@ -187,8 +188,8 @@ def run(path, args=(), module=None):
 
 
 def _explain_compile_at_exit():
-    os.environ[session.EXPLAIN_ENV] = "1"
-    atexit.register(lambda: sys.stderr.write(session.compile_report()))
+    os.environ[compile_policy.EXPLAIN_ENV] = "1"
+    atexit.register(lambda: sys.stderr.write(compile_policy.compile_report()))
 
 
 def main(argv=None):

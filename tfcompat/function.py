@@ -14,8 +14,11 @@ Variables are created in the first trace only (TF's rules, see `Function`) and l
 the graph; the graph reads and updates their storage in place. Inside a TF1 graph (or another
 function being traced) the Python function is simply called, which inlines it.
 
-Where we differ: the GraphModule is not passed through torch.compile yet. Unused
-hand-recorded ops not marked stateless (conds, loops, gradients, string ops) still run, and so
+Each trace's GraphModule is compiled as `framework/compile_policy.py` says: with
+`jit_compile=True` (TF's XLA) as TFCOMPAT_COMPILE=1 does, never with `jit_compile=False`,
+else as TFCOMPAT_COMPILE says (unset: measured on CUDA, not on CPU).
+
+Where we differ: unused hand-recorded ops not marked stateless (conds, loops, gradients, string ops) still run, and so
 does an unused stateless op that a kept op has a control dependency on (TF's grappler drops
 that dependency). As in TF, eager mode (`TFCOMPAT_MODE=eager` included) still traces;
 `tf.config.run_functions_eagerly(True)` runs the Python body on every call.
@@ -34,7 +37,8 @@ from tfcompat.autograph import converter, operators
 from tfcompat.core.function import function_type as function_types
 from tfcompat.core.function import trace_type
 from tfcompat.framework import context, dtypes, errors
-from tfcompat.framework.graph import Graph, SymbolicTensor, _flatten, run_module
+from tfcompat.framework.compile_policy import Executable
+from tfcompat.framework.graph import Graph, SymbolicTensor, _flatten
 from tfcompat.framework.ops import convert_to_tensor, to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor, is_tensor_like
 from tfcompat.framework.tensor_shape import TensorShape
@@ -204,7 +208,8 @@ class ConcreteFunction(types_core.ConcreteFunction):
     inputs (`get_concrete_function(model, x)(x)`); a tensor of another dtype than its input
     raises InvalidArgumentError, as the graph's kernel does in TF."""
 
-    def __init__(self, graph, placeholders, outputs, function_type, signature):
+    def __init__(self, graph, placeholders, outputs, function_type, signature,
+                 jit_compile=None):
         self.graph = graph
         self.inputs = placeholders
         self.structured_outputs = outputs
@@ -216,6 +221,8 @@ class ConcreteFunction(types_core.ConcreteFunction):
         self._flat_outputs = [t if t.graph is graph else graph._as_input(t) for t in flat]
         self._module, self._extra = graph.build_module(placeholders, self._flat_outputs,
                                                        keep_stateful=True)
+        self._executable = Executable(self._module, self._extra, "tf.function %s%s" % (
+            graph.name, self.pretty_printed_signature(verbose=False)), jit_compile)
         self._inference_fn = AtomicFunction(self)
 
     @property
@@ -263,7 +270,7 @@ class ConcreteFunction(types_core.ConcreteFunction):
         return "<ConcreteFunction %s at 0x%X>" % (self.pretty_printed_signature(False), id(self))
 
     def _run(self, input_values):
-        values = run_module(self._module, input_values, self._extra)
+        values = self._executable.run(input_values)
         it = iter([_wrap_output(v) for v in values])
         flat = [next(it) if isinstance(leaf, SymbolicTensor) else leaf
                 for leaf in _flatten(self.structured_outputs)]
@@ -426,8 +433,9 @@ class Function(types_core.PolymorphicFunction):
     """
 
     def __init__(self, python_function, name=None, input_signature=None, autograph=True,
-                 reduce_retracing=False, autograph_options=None):
+                 reduce_retracing=False, autograph_options=None, jit_compile=None):
         self._python_function = python_function
+        self._jit_compile = jit_compile
         self._autograph_options = autograph_options
         self._converted = converter.convert(
             python_function, converter.optional_features(autograph_options)) \
@@ -479,7 +487,7 @@ class Function(types_core.PolymorphicFunction):
     def _bind(self, instance, owner):
         return Function(self._python_function.__get__(instance, owner), self._name,
                         self._input_signature, self._converted is not self._python_function,
-                        self._reduce_retracing, self._autograph_options)
+                        self._reduce_retracing, self._autograph_options, self._jit_compile)
 
     def __call__(self, *args, **kwargs):
         if _state.building_graph:    # inlined, running its side effects as TF's call op does
@@ -588,7 +596,8 @@ class Function(types_core.PolymorphicFunction):
             bound = inspect.BoundArguments(self._signature, arguments)
             outputs = _as_output_tensors(self._converted(*bound.args, **bound.kwargs),
                                          self._python_function)
-        return ConcreteFunction(graph, placeholders, outputs, function_type, self._signature)
+        return ConcreteFunction(graph, placeholders, outputs, function_type, self._signature,
+                                self._jit_compile)
 
     def pretty_printed_concrete_signatures(self, verbose=True):
         """Each trace's `pretty_printed_signature`, in tracing order (TF 2.13+ format); a
@@ -616,11 +625,14 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None,
              experimental_follow_type_hints=None, name=None):
     """`tf.function`: trace `func` into a graph once per kind of call (its FunctionType);
     `reduce_retracing` (or its old name `experimental_relax_shapes`) generalizes new traces
-    to the most specific common supertype of the calls seen."""
+    to the most specific common supertype of the calls seen; `jit_compile` (or its old name
+    `experimental_compile`) compiles the traces with torch.compile instead of XLA."""
     def decorate(fn):
         return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=reduce_retracing or experimental_relax_shapes,
-                        autograph_options=experimental_autograph_options)
+                        autograph_options=experimental_autograph_options,
+                        jit_compile=jit_compile if jit_compile is not None
+                        else experimental_compile)
     return decorate(func) if func is not None else decorate
 
 
