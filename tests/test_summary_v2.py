@@ -3,6 +3,9 @@ text/audio/write inside and outside tf.function, trace export; read back with Te
 import glob
 import io
 import os
+import subprocess
+import sys
+import textwrap
 import wave
 
 import numpy as np
@@ -193,6 +196,35 @@ def test_trace_export_writes_function_graphs(tmp_path):
     run_metadata = config_pb2.RunMetadata.FromString(values(acc, "my_trace")[0][1].item())
     (function_graph,) = run_metadata.function_graphs
     assert "sq" in [n.name for n in function_graph.pre_optimization_graph.node]
+
+
+def test_trace_export_finds_the_first_graph_of_the_process(tmp_path):
+    """The process's first graph freezes the objects then alive (see
+    _dependencies.long_lived_imports); trace_export still finds that function graph."""
+    script = tmp_path / "trace.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import tfcompat as tf
+        from tensorboard.compat.proto import config_pb2
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+        writer = tf.summary.create_file_writer(sys.argv[1])
+        tf.summary.trace_on(graph=True)
+        tf.function(lambda x: tf.square(x, name="sq"))(tf.constant(2.0))
+        with writer.as_default():
+            tf.summary.trace_export("t", step=0)
+        writer.flush()
+        acc = EventAccumulator(sys.argv[1], size_guidance={"tensors": 0})
+        acc.Reload()
+        data = tf.make_ndarray(acc.Tensors("t")[0].tensor_proto).item()
+        graphs = config_pb2.RunMetadata.FromString(data).function_graphs
+        print([n.name for g in graphs for n in g.pre_optimization_graph.node])
+    """))
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "logs")],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=repo))
+    assert done.returncode == 0, done.stderr
+    assert "'sq'" in done.stdout
 
 
 def test_summary_iterator_reads_back_the_events_written(tmp_path):

@@ -70,7 +70,12 @@ def long_lived_imports():
     objects made so far are frozen (`gc.freeze`: kept and never walked again, including the
     ~9k cycles the imports dropped) and collection resumes. Where the program turned
     collection off, it stays off and nothing is collected. Used once around `import
-    tfcompat` and once around the first graph's imports, never per graph."""
+    tfcompat` and once around the first graph's imports, never per graph.
+
+    What freezing changes: objects alive at the first graph that later become garbage in a
+    cycle are kept until exit (reference counting still frees the rest), and
+    `gc.get_objects()` does not list frozen objects (tfcompat no longer looks anything up
+    that way; a worker's exit unfreezes them before it flushes open files)."""
     with _LongLivedImports.lock:
         if _LongLivedImports.depth == 0:
             _LongLivedImports.collecting = gc.isenabled()

@@ -252,6 +252,7 @@ def _ending_a_worker(run_script):
         sys.stderr.write("%s\n" % (status,))
         status = 1
     atexit._run_exitfuncs()
+    gc.unfreeze()       # the objects frozen after imports (long_lived_imports) are listed too
     for stream in gc.get_objects():
         if isinstance(stream, io.IOBase) and not stream.closed and stream.writable():
             try:

@@ -26,6 +26,7 @@ that dependency). As in TF, eager mode (`TFCOMPAT_MODE=eager` included) still tr
 import collections
 import functools
 import inspect
+import itertools
 import threading
 import weakref
 
@@ -130,6 +131,16 @@ def _tensor_tracing_type(tensor, context):
 Tensor.__tf_tracing_type__ = _tensor_tracing_type
 
 
+# Every FuncGraph alive, by creation number (for tf.summary.trace_export).
+_function_graphs = weakref.WeakValueDictionary()
+_creation_numbers = itertools.count()
+
+
+def live_function_graphs():
+    """The FuncGraphs still alive, oldest first."""
+    return [graph for _, graph in sorted(_function_graphs.items(), key=lambda item: item[0])]
+
+
 class FuncGraph(Graph):
     """The graph a tf.function traces into; eager tensors it uses become captures."""
 
@@ -138,6 +149,7 @@ class FuncGraph(Graph):
     def __init__(self, name):
         super(FuncGraph, self).__init__()
         self.name = name
+        _function_graphs[next(_creation_numbers)] = self
 
     def _foreign(self, tensor):
         """A tensor of another graph (one leaked from another function's trace) is out of

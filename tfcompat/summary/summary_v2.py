@@ -17,7 +17,6 @@ value)`, `histogram`, `image`, `text`, `write(tag, tensor, metadata=...)` or `gr
 """
 import contextlib
 import functools
-import gc
 import logging
 import re
 import threading
@@ -39,7 +38,7 @@ from tfcompat.framework.tensor import EagerTensor
 from tfcompat.summary import encoding as enc
 from tfcompat.summary.summary import tensor_value, to_numpy
 from tfcompat.summary.writer import EventLog, serialized_graph_def
-from tfcompat.function import FuncGraph
+from tfcompat.function import live_function_graphs
 
 _logger = logging.getLogger("tensorflow")
 
@@ -525,8 +524,6 @@ class _Trace(object):
 _trace = _Trace()
 
 
-def _function_graphs():
-    return [g for g in gc.get_objects() if type(g) is FuncGraph]
 
 
 @tf_export(v2=["summary.trace_on"])
@@ -544,7 +541,7 @@ def trace_on(graph=True, profiler=False, profiler_outdir=None):
     if _trace.before is not None:
         _logger.warning("Trace already enabled")
         return
-    _trace.before = weakref.WeakSet(_function_graphs()) if graph else weakref.WeakSet()
+    _trace.before = weakref.WeakSet(live_function_graphs()) if graph else weakref.WeakSet()
     _trace.graph = graph
 
 
@@ -568,7 +565,7 @@ def trace_export(name, step=None, profiler_outdir=None):
     if not traced_graphs:
         return
     run_metadata = config_pb2.RunMetadata()
-    for function_graph in _function_graphs():
+    for function_graph in live_function_graphs():
         if function_graph not in before:
             run_metadata.function_graphs.add().pre_optimization_graph.CopyFrom(
                 function_graph.as_graph_def())
