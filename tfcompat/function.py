@@ -18,10 +18,11 @@ Each trace's GraphModule is compiled as `framework/compile_policy.py` says: with
 `jit_compile=True` (TF's XLA) as TFCOMPAT_COMPILE=1 does, never with `jit_compile=False`,
 else as TFCOMPAT_COMPILE says (unset: measured on CUDA, not on CPU).
 
-Where we differ: unused hand-recorded ops not marked stateless (conds, loops, gradients, string ops) still run, and so
-does an unused stateless op that a kept op has a control dependency on (TF's grappler drops
-that dependency). As in TF, eager mode (`TFCOMPAT_MODE=eager` included) still traces;
-`tf.config.run_functions_eagerly(True)` runs the Python body on every call.
+Where we differ: unused hand-recorded ops not marked stateless (conds, loops, gradients,
+string ops) still run, and so does an unused stateless op that a kept op has a control
+dependency on (TF's grappler drops that dependency). As in TF, eager mode
+(`TFCOMPAT_MODE=eager` included) still traces; `tf.config.run_functions_eagerly(True)` runs
+the Python body on every call.
 """
 import collections
 import functools
