@@ -5,6 +5,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 import torch
 
 import tfcompat as tf
@@ -159,3 +160,25 @@ def test_tf_function_traces_follow_jit_compile(monkeypatch):
     assert "tf.function double(x: TensorSpec" in report
     assert "why: tf.function(jit_compile=True) and run more than once" in report
     assert "why: TFCOMPAT_COMPILE=0" in report
+
+
+def test_keras_compile_jit_compile_compiles_the_train_step(monkeypatch):
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
+    monkeypatch.setenv("TFCOMPAT_COMPILE", "0")
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
+    compiled = []
+
+    def fake_compile(module, dynamic):
+        compiled.append(module)
+        return _StandInCompiled(module)
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    with pytest.raises(ValueError, match="run_eagerly` and `jit_compile"):
+        model.compile("sgd", "mse", run_eagerly=True, jit_compile=True)
+    model.compile("sgd", "mse", jit_compile=True)
+    assert model.jit_compile is True
+    model.fit(np.ones((8, 3), np.float32), np.ones((8, 1), np.float32), batch_size=2,
+              epochs=1, verbose=0)
+    assert len(compiled) == 1
+    assert "tf.function(jit_compile=True) and run more than once" in \
+        compile_policy.compile_report()

@@ -517,6 +517,7 @@ class Model(Network):
     history = None
     _compiled = None
     _run_eagerly = None
+    _jit_compile = None
     _in_fit = False
     _step_functions = None
     _graph_functions = None
@@ -525,8 +526,12 @@ class Model(Network):
     # ------------------------------------------------------------ compile
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
                 sample_weight_mode=None, weighted_metrics=None, target_tensors=None,
-                run_eagerly=None, steps_per_execution=None, **kwargs):
-        """Configure training: optimizer, loss(es), metrics, loss weights."""
+                run_eagerly=None, steps_per_execution=None, jit_compile=None,
+                pss_evaluation_shards=0, **kwargs):
+        """Configure training: optimizer, loss(es), metrics, loss weights. `jit_compile=True`
+        (Keras 2.8+: XLA) compiles the steps with torch.compile (`tf.function(jit_compile=
+        True)`); `pss_evaluation_shards` only concerns ParameterServerStrategy, which
+        tfcompat does not have, and is ignored as Keras ignores it under other strategies."""
         allowed = {"distribute", "experimental_run_tf_function"}
         for key in kwargs:
             if key not in allowed:
@@ -548,6 +553,10 @@ class Model(Network):
         self.compiled_loss = self._compiled
         self.compiled_metrics = self._compiled
         self._run_eagerly = run_eagerly
+        if (run_eagerly or self.dynamic) and jit_compile:
+            raise ValueError("You cannot enable `run_eagerly` and `jit_compile` at the same "
+                             "time.")
+        self._jit_compile = jit_compile
         self._step_functions = {}
         self._graph_functions = {}
         self.stop_training = False
@@ -591,6 +600,18 @@ class Model(Network):
     def run_eagerly(self, value):
         self._run_eagerly = value
         self._step_functions = {}
+
+    @property
+    def jit_compile(self):
+        """Whether the train/test/predict steps are compiled (Keras: with XLA; here with
+        torch.compile)."""
+        return self._jit_compile
+
+    @jit_compile.setter
+    def jit_compile(self, value):
+        if self._jit_compile != value:
+            self._jit_compile = value
+            self._step_functions = {}
 
     @property
     def metrics(self):
@@ -730,7 +751,8 @@ class Model(Network):
                     not logs else self.test_step,
                     "predict": self.predict_step}[kind]
             traced = step if self._run_eagerly else \
-                Function(step, name=kind + "_function", autograph=False)
+                Function(step, name=kind + "_function", autograph=False,
+                         jit_compile=True if self._jit_compile else None)
             fn = functools.partial(self._run_on_replica, traced)
             functions[kind, logs] = fn
         return fn
