@@ -59,3 +59,15 @@ def test_import_and_first_graph_leave_their_objects_frozen_and_collection_on():
     imported, after_graph, enabled, shape = proc.stdout.split(" ", 3)
     assert int(imported) > 100000 and int(after_graph) > int(imported)
     assert enabled == "True" and shape.strip() == "(None, 3)"
+
+
+def test_the_first_graph_itself_is_not_frozen():
+    """It is made after the freeze its shape inference loads, so a script that drops it
+    (tf.reset_default_graph) gets its memory back."""
+    code = ("import gc, weakref\nimport tfcompat as tf\ng = tf.Graph()\n"
+            "with g.as_default():\n    tf.compat.v1.placeholder(tf.float32, [None, 3])\n"
+            "dropped = weakref.ref(g)\ndel g\ngc.collect()\nprint(dropped() is None)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": REPO})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True"

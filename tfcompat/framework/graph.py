@@ -710,6 +710,12 @@ class Graph(object):
 
     building_function = False
 
+    def __new__(cls, *args, **kwargs):
+        # The first graph loads shape inference (~1.2 s eager scripts skip) and freezes the
+        # objects then alive; a graph made before that would stay alive, with all its ops.
+        _load_shape_inference()
+        return super(Graph, cls).__new__(cls)
+
     def __init__(self):
         self._fx = torch.fx.Graph()
         self._names_in_use = {}
@@ -721,7 +727,6 @@ class Graph(object):
         self._version = 0
         self._variable_inputs = {}
         self._captures = {}
-        _load_shape_inference()     # on first use: ~1.2 s eager scripts skip
         self._fake_mode = _SerializedFakeTensorMode(shape_env=_hint_checking_shape_env(),
                                                     allow_non_fake_inputs=True)
         self._stand_ins = {}
