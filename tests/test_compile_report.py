@@ -69,24 +69,30 @@ class _StandInCompiled(object):
         return getattr(self.module, name)
 
 
+def _explained_stand_in_compiles(monkeypatch, policy):
+    """TFCOMPAT_COMPILE=`policy` with the report on and torch.compile replaced by
+    _StandInCompiled: the list of the stand-ins it returned."""
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
+    monkeypatch.setenv("TFCOMPAT_COMPILE", policy)
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
+    compiled = []
+
+    def stand_in_compile(module, dynamic):
+        compiled.append(_StandInCompiled(module))
+        return compiled[-1]
+    monkeypatch.setattr(torch, "compile", stand_in_compile)
+    return compiled
+
+
 def _measured_run(monkeypatch, compiled_seconds):
     """Runs a signature 20 times under TFCOMPAT_COMPILE=auto, with 5 trial runs, where an
-    uncompiled run takes 2 ms and a compiled one `compiled_seconds` (the compile: 5 s). torch.compile is
-    stand-in, so that the runs stay real."""
+    uncompiled run takes 2 ms and a compiled one `compiled_seconds` (the compile: 5 s).
+    torch.compile is a stand-in, so that the runs stay real."""
     clock = _Clock()
-    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
-    monkeypatch.setenv("TFCOMPAT_COMPILE", "auto")
-    monkeypatch.setattr(compile_policy, "compile_stats", [])
+    compiled_modules = _explained_stand_in_compiles(monkeypatch, "auto")
     monkeypatch.setattr(compile_policy, "_COMPILE_COST_SECONDS", 0.01)
     monkeypatch.setattr(compile_policy, "_TRIAL_RUNS", 5)
     monkeypatch.setattr(compile_policy, "time", clock)
-    compiled_modules = []
-
-    def fake_compile(module, dynamic):
-        compiled = _StandInCompiled(module)
-        compiled_modules.append(compiled)
-        return compiled
-    monkeypatch.setattr(torch, "compile", fake_compile)
     real_run_module = compile_policy.run_module
 
     def timed_run_module(module, feed_values, extra):
@@ -134,15 +140,7 @@ def test_default_policy_on_cpu_does_not_compile(monkeypatch):
 
 
 def test_tf_function_traces_follow_jit_compile(monkeypatch):
-    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
-    monkeypatch.setenv("TFCOMPAT_COMPILE", "0")
-    monkeypatch.setattr(compile_policy, "compile_stats", [])
-    compiled = []
-
-    def fake_compile(module, dynamic):
-        compiled.append(module)
-        return _StandInCompiled(module)
-    monkeypatch.setattr(torch, "compile", fake_compile)
+    compiled = _explained_stand_in_compiles(monkeypatch, "0")
 
     @tf.function(jit_compile=True)
     def double(x):
@@ -163,15 +161,7 @@ def test_tf_function_traces_follow_jit_compile(monkeypatch):
 
 
 def test_keras_compile_jit_compile_compiles_the_train_step(monkeypatch):
-    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
-    monkeypatch.setenv("TFCOMPAT_COMPILE", "0")
-    monkeypatch.setattr(compile_policy, "compile_stats", [])
-    compiled = []
-
-    def fake_compile(module, dynamic):
-        compiled.append(module)
-        return _StandInCompiled(module)
-    monkeypatch.setattr(torch, "compile", fake_compile)
+    compiled = _explained_stand_in_compiles(monkeypatch, "0")
     model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
     with pytest.raises(ValueError, match="run_eagerly` and `jit_compile"):
         model.compile("sgd", "mse", run_eagerly=True, jit_compile=True)

@@ -685,7 +685,7 @@ def _merged_fake_run(fake_mode, bound, fakes, stand_in_factor=1):
         return copy(result, fake_mode, outer_size)
 
 
-_SHAPE_INFERENCE_LOADED = []
+_shape_inference_loaded = False
 
 
 def _load_shape_inference():
@@ -694,11 +694,12 @@ def _load_shape_inference():
     torch's decompositions call (~0.9 s). They are long-lived imports
     (`_dependencies.long_lived_imports`): the cyclic GC would otherwise walk the whole
     heap twice while they load."""
-    if not _SHAPE_INFERENCE_LOADED:
+    global _shape_inference_loaded
+    if not _shape_inference_loaded:
         with long_lived_imports():
             import torch._dynamo  # noqa: F401
             _light_shape_env_class()
-        _SHAPE_INFERENCE_LOADED.append(True)
+        _shape_inference_loaded = True
 
 
 # ---------------------------------------------------------------- the graph
