@@ -172,3 +172,58 @@ def test_keras_compile_jit_compile_compiles_the_train_step(monkeypatch):
     assert len(compiled) == 1
     assert "tf.function(jit_compile=True) and run more than once" in \
         compile_policy.compile_report()
+
+
+def _aot_eager_compiles(monkeypatch):
+    """TFCOMPAT_COMPILE=1 with torch.compile's `aot_eager` backend: AOTAutograd's forward
+    and backward graphs as the inductor path makes them, run without generating code."""
+    monkeypatch.setenv("TFCOMPAT_COMPILE", "1")
+    real_compile = torch.compile
+    monkeypatch.setattr(torch, "compile",
+                        lambda module, dynamic: real_compile(module, dynamic=dynamic,
+                                                             backend="aot_eager"))
+
+
+def _train_losses(optimizer_step, steps=4):
+    """Losses of `steps` runs of a small `dynamic_rnn` train step (its gradients go through
+    a while loop)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.set_random_seed(1)
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3, 2])
+        cell = tf.compat.v1.nn.rnn_cell.BasicLSTMCell(4)
+        outputs, _ = tf.compat.v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        loss = tf.reduce_mean(tf.square(outputs[:, -1] - 1.0))
+        train = optimizer_step(loss)
+        feed = {x: np.arange(12, dtype=np.float32).reshape(2, 3, 2) / 10}
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            return [sess.run([loss, train], feed)[0] for _ in range(steps)]
+
+
+def test_a_compiled_train_step_runs_compiled_and_trains_like_the_uncompiled_one(
+        monkeypatch, capsys):
+    def minimize(loss):
+        return tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss)
+    expected = _train_losses(minimize)
+    _aot_eager_compiles(monkeypatch)
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
+    np.testing.assert_allclose(_train_losses(minimize), expected, rtol=1e-5)
+    assert "running it uncompiled" not in capsys.readouterr().err
+    report = compile_policy.compile_report()
+    assert "fetch Mean:0, Adam" in report and "first run" in report, report
+    assert "then 2 runs" in report, report
+
+
+def test_a_compiled_step_with_two_gradient_passes_over_one_forward(monkeypatch, capsys):
+    def two_passes(loss):      # tf.gradients twice over the same loss in one run
+        variables = tf.compat.v1.trainable_variables()
+        first = tf.gradients(loss, variables)
+        second = tf.gradients(loss * 2.0, variables)
+        return tf.compat.v1.train.GradientDescentOptimizer(0.05).apply_gradients(
+            [(a + b, v) for a, b, v in zip(first, second, variables)])
+    expected = _train_losses(two_passes)
+    _aot_eager_compiles(monkeypatch)
+    np.testing.assert_allclose(_train_losses(two_passes), expected, rtol=1e-5)
+    assert "running it uncompiled" not in capsys.readouterr().err

@@ -6,8 +6,11 @@ are connected to `ys` is decided when the graph is built, from the graph's data 
 unconnected sources give None like TF (paths through integer tensors or `tf.stop_gradient`
 do not count). The backward pass is itself differentiable (`create_graph`) only where the
 run differentiates its result again (hessians, gradient penalties: decided per executed
-module, see `graph._keep_gradients_differentiable`) or an eager GradientTape records the
-run; otherwise torch's fused kernels (RNNs) keep their fast once-differentiable backward.
+module, see `graph._plan_gradient_nodes`) or an eager GradientTape records the run;
+otherwise torch's fused kernels (RNNs) keep their fast once-differentiable backward. The
+backward pass keeps the autograd graph it walks (`retain_graph`) unless it is the only one
+of its executed module (`graph.backward_is_last`): then it frees the saved tensors as it
+goes, as TF frees a forward op's outputs once the gradient ops that read them have run.
 """
 import enum
 
@@ -16,7 +19,8 @@ import torch
 from tfcompat._api import tf_export
 from tfcompat.eager import imperative_grad, tape
 from tfcompat.framework import context, ops
-from tfcompat.framework.graph import SymbolicTensor, get_default_graph, gradients_differentiable
+from tfcompat.framework.graph import (SymbolicTensor, backward_is_last, get_default_graph,
+                                      gradients_differentiable)
 from tfcompat.ops.array_ops import zeros_like
 from tfcompat.ops import array_ops
 
@@ -132,14 +136,16 @@ def symbolic_gradients(ys, xs, grad_ys=None, unconnected_gradients=UnconnectedGr
     given_index = [i for i, _ in given]
 
     def compute(*values):
+        last = backward_is_last()
         y_values, x_values = values[:n_y], values[n_y:n_y + n_x]
         seeds = dict(zip(given_index, values[n_y + n_x:]))
         pairs = [(y, seeds.get(i, torch.ones_like(y))) for i, y in enumerate(y_values)
                  if y.requires_grad]
         if not pairs or not x_values:
             return tuple(torch.zeros_like(x) for x in x_values)
+        create = gradients_differentiable() or tape.recording()
         grads = imperative_grad.grad([p[0] for p in pairs], x_values, [p[1] for p in pairs],
-                                     True, gradients_differentiable() or tape.recording())
+                                     create or not last, create)
         return tuple(torch.zeros_like(x) if g is None else g for x, g in zip(x_values, grads))
 
     results = []

@@ -118,6 +118,8 @@ class Executable(object):
             torch._dynamo.config.trace_autograd_ops = True
             torch._dynamo.config.specialize_float = True   # hyperparameters are constants
             self.compiled = torch.compile(self.module, dynamic=True)
+            if self.module.retains_autograd_graph:
+                self.compiled = _WithoutDonatedBuffers(self.compiled)
         if self.compiled is not None:
             breaks_before = _graph_breaks() if first_compiled else None
             start = time.perf_counter()
@@ -164,6 +166,24 @@ class Executable(object):
         else:
             self.compiled, self.given_up = None, True
             self.stats.reason += "; not faster, runs uncompiled again: " + verdict
+
+
+class _WithoutDonatedBuffers(object):
+    """A compiled module whose backward passes keep the autograd graph (several gradient
+    nodes over one forward pass): compiled without AOTAutograd's donated buffers, which let
+    a compiled backward overwrite the saved tensors it reads and so allow one backward pass
+    only. Calls and attributes go to the compiled module."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+
+    def __call__(self, *args):
+        import torch._functorch.config
+        with torch._functorch.config.patch(donated_buffer=False):
+            return self.compiled(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.compiled, name)
 
 
 def compile_report():

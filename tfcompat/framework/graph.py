@@ -1303,10 +1303,11 @@ class Graph(object):
                 result.append(None)
         new.output(tuple(result))
         holders = [node for node in new.nodes if node.meta.get("needs_grad")]
-        _keep_gradients_differentiable(new, holders)
+        retains_autograd_graph = _plan_gradient_nodes(new, holders)  # (before the codegen)
         module = torch.fx.GraphModule(torch.nn.Module(), new)
         module.thread_choice = ThreadChoice()
         module.needs_grad = bool(holders)
+        module.retains_autograd_graph = retains_autograd_graph
         module.grad_inputs = _differentiated_inputs(new, holders)
         module.assigned_first = frozenset(
             position for position, node in enumerate(extra_inputs)
@@ -1380,9 +1381,12 @@ def _assigned_before_use(placeholder):
 
 
 class _Differentiation(threading.local):
-    """Per thread: whether gradients computed now must themselves be differentiable."""
+    """Per thread, for the gradient node about to run: whether its gradients must be
+    differentiable themselves (`twice`), and whether its backward pass is the only one over
+    the values its module computed (`last`)."""
 
     twice = False
+    last = False
 
 
 _differentiation = _Differentiation()
@@ -1390,32 +1394,45 @@ _differentiation = _Differentiation()
 
 def gradients_differentiable():
     """True while a node whose gradients are differentiated later runs (see
-    `_keep_gradients_differentiable`); gradient nodes then build a graph of their backward
+    `_plan_gradient_nodes`); gradient nodes then build a graph of their backward
     pass (`create_graph`), which fused torch kernels pay for with slower backward formulas."""
     return _differentiation.twice
 
 
-class _DifferentiableGradients(object):
-    """An fx call target running `target` with `gradients_differentiable()` true."""
+def backward_is_last():
+    """Whether the gradient node now starting is the only one of its executed module (see
+    `_plan_gradient_nodes`): its backward pass may then free the saved tensors it walks
+    (`retain_graph=False`), as compiled backward passes require. Reading it clears it, so
+    gradient nodes run from within that backward pass do not see it."""
+    state = _differentiation
+    last, state.last = state.last, False
+    return last
 
-    def __init__(self, target):
-        self.target = target
-        self.__name__ = getattr(target, "__name__", "differentiable_gradients")
+
+class _GradientNodeRun(object):
+    """An fx call target running the gradient node `target` with `gradients_differentiable()`
+    true (`twice`) and/or `backward_is_last()` true (`last`)."""
+
+    def __init__(self, target, twice, last):
+        self.target, self.twice, self.last = target, twice, last
+        self.__name__ = getattr(target, "__name__", "gradients")
 
     def __call__(self, *args):
         state = _differentiation
-        previous, state.twice = state.twice, True
+        previous = state.twice, state.last
+        state.twice, state.last = previous[0] or self.twice, self.last
         try:
             return self.target(*args)
         finally:
-            state.twice = previous
+            state.twice, state.last = previous
 
     def __repr__(self):
-        return "<differentiable gradients of %r>" % (self.target,)
+        return "<gradients of %r (twice=%s, last=%s)>" % (self.target, self.twice, self.last)
 
 
-def _keep_gradients_differentiable(fx_graph, holders):
-    """Wrap the gradient nodes of `fx_graph` whose outputs are differentiated again.
+def _plan_gradient_nodes(fx_graph, holders):
+    """Wrap the gradient nodes of `fx_graph` that run differently from the default (a
+    backward pass that keeps its autograd graph and builds none of its own).
 
     `holders` are its gradient-holding nodes (`meta["needs_grad"]`): tf.gradients and
     GradientTape nodes, which differentiate their first `meta["differentiated_inputs"]`
@@ -1423,9 +1440,14 @@ def _keep_gradients_differentiable(fx_graph, holders):
     differentiate any of their inputs. A holder whose outputs reach an input that another
     holder differentiates (hessians, gradient penalties, MAML-style inner steps) runs with
     `gradients_differentiable()`; every other gradient node skips the double-backward graph.
+    A module's only holder, when it is a gradient node, runs with `backward_is_last()`.
+    Returns whether a backward pass of the module keeps its autograd graph.
     """
+    if len(holders) == 1 and holders[0].meta.get("differentiated_inputs") is not None:
+        holders[0].target = _GradientNodeRun(holders[0].target, twice=False, last=True)
+        return False
     if len(holders) < 2:
-        return
+        return bool(holders)
     empty = frozenset()
     computed_from = {}      # node -> the holders whose outputs its value depends on
 
@@ -1445,7 +1467,8 @@ def _keep_gradients_differentiable(fx_graph, holders):
             for parent in node.args[:count] if count is not None else node.all_input_nodes:
                 differentiated_again |= holders_behind(parent)
     for node in differentiated_again:
-        node.target = _DifferentiableGradients(node.target)
+        node.target = _GradientNodeRun(node.target, twice=True, last=False)
+    return True
 
 
 def _differentiated_inputs(fx_graph, holders):
