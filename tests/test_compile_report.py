@@ -1,5 +1,6 @@
 """`tfcompat run --explain-compile`: the per-signature compile report."""
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -227,3 +228,52 @@ def test_a_compiled_step_with_two_gradient_passes_over_one_forward(monkeypatch, 
     _aot_eager_compiles(monkeypatch)
     np.testing.assert_allclose(_train_losses(two_passes), expected, rtol=1e-5)
     assert "running it uncompiled" not in capsys.readouterr().err
+
+
+def test_a_compiled_signature_fed_another_batch_size_recompiles(monkeypatch, capsys):
+    def run(batches):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+            w = tf.compat.v1.get_variable("w", initializer=tf.ones([3, 2]))
+            y = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) - 1.0), axis=1)
+            with tf.compat.v1.Session() as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                return [sess.run(y, {x: np.arange(3 * n, dtype=np.float32).reshape(n, 3)})
+                        for n in batches]
+    batches = [4, 4, 4, 2, 5, 4]
+    expected = run(batches)
+    _aot_eager_compiles(monkeypatch)
+    for got, want in zip(run(batches), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert "running it uncompiled" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (shutil.which("c++") or shutil.which("g++")),
+                    reason="inductor's CPU code generation needs a C++ compiler")
+def test_inductor_compiles_a_conv_batch_norm_train_step(monkeypatch, capsys):
+    """Compiled for the batch size it runs with (compiled with every shape symbolic,
+    `dynamic=True`, this step failed inductor's lowering after ~50 s), in one graph."""
+    def losses():
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.compat.v1.set_random_seed(1)
+            x = tf.compat.v1.placeholder(tf.float32, [None, 8, 8, 3])
+            h = tf.compat.v1.layers.conv2d(x, 4, 3, strides=2, padding="same", use_bias=False)
+            h = tf.compat.v1.layers.batch_normalization(h, training=True)
+            loss = tf.reduce_mean(tf.square(tf.nn.relu(h)))
+            with tf.control_dependencies(
+                    tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+                train = tf.compat.v1.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+            feed = {x: np.linspace(-1, 1, 2 * 8 * 8 * 3, dtype=np.float32).reshape(2, 8, 8, 3)}
+            with tf.compat.v1.Session() as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                return [sess.run([loss, train], feed)[0] for _ in range(3)]
+    expected = losses()
+    monkeypatch.setenv("TFCOMPAT_COMPILE", "1")
+    monkeypatch.setenv(compile_policy.EXPLAIN_ENV, "1")
+    monkeypatch.setattr(compile_policy, "compile_stats", [])
+    np.testing.assert_allclose(losses(), expected, rtol=1e-4)
+    assert "running it uncompiled" not in capsys.readouterr().err
+    report = compile_policy.compile_report()     # the moving averages' in-place updates too
+    assert "fetch Mean:0, Momentum" in report and "graph breaks: none" in report, report

@@ -138,21 +138,21 @@ def assign_variable_op(resource, value, name=None):
     return None
 
 
-def _update_in_place(update, value):
-    """Run `storage.<op>_(value)` outside autograd (no_grad only when autograd is involved:
-    entering it costs more than a small update)."""
-    if update.__self__.requires_grad or value.requires_grad:
+def _update_in_place(storage, update, value):
+    """Run `update(storage, value)` (an in-place Tensor method) outside autograd (no_grad only
+    when autograd is involved: entering it costs more than a small update)."""
+    if storage.requires_grad or value.requires_grad:
         with torch.no_grad():
-            update(value)
+            update(storage, value)
     else:
-        update(value)
+        update(storage, value)
 
 
-def _update_unless_symbolic(update, value):
+def _update_unless_symbolic(storage, update, value):
     """`_update_in_place`, skipped for a value with unknown dims: that is a graph's fake run
     (which only needs the op's outputs), where torch cannot add an unknown dim in place."""
     if all(type(size) is int for size in value.shape):
-        _update_in_place(update, value)
+        _update_in_place(storage, update, value)
 
 
 def _check_same_shape(storage, value):
@@ -171,7 +171,7 @@ def assign_add_variable_op(resource, value, name=None):
     storage = variable_storage(resource)
     value = to_torch(value)
     _check_same_shape(storage, value)
-    _update_unless_symbolic(storage.add_, value)
+    _update_unless_symbolic(storage, torch.Tensor.add_, value)
     return None
 
 
@@ -180,7 +180,7 @@ def assign_sub_variable_op(resource, value, name=None):
     storage = variable_storage(resource)
     value = to_torch(value)
     _check_same_shape(storage, value)
-    _update_unless_symbolic(storage.sub_, value)
+    _update_unless_symbolic(storage, torch.Tensor.sub_, value)
     return None
 
 

@@ -202,7 +202,7 @@ class Session(object):
             entry = self._cache.get(key)
             if entry is None:
                 entry = self._cache[key] = Executable(
-                    *self._graph.build_module(feeds, graph_elements),
+                    *self._graph.build_module(feeds, graph_elements, values_only=True),
                     label=_signature_label(graph_elements, feeds))
             self._last_plan = _RunPlan.of(fetches, feed_dict, feeds, fetch, entry,
                                           self._graph.version)

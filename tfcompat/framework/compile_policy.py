@@ -117,7 +117,9 @@ class Executable(object):
             import torch._dynamo
             torch._dynamo.config.trace_autograd_ops = True
             torch._dynamo.config.specialize_float = True   # hyperparameters are constants
-            self.compiled = torch.compile(self.module, dynamic=True)
+            # shapes computed in the graph (`zeros(tf.shape(x)[0])`) stay in the compiled graph
+            torch._dynamo.config.capture_scalar_outputs = True
+            self.compiled = torch.compile(self.module, dynamic=None)
             if self.module.retains_autograd_graph:
                 self.compiled = _WithoutDonatedBuffers(self.compiled)
         if self.compiled is not None:

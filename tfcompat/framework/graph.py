@@ -1263,7 +1263,8 @@ class Graph(object):
 
     # ------------------------------------------------------------ execution
     @_serialized
-    def build_module(self, feeds, outputs, run_all=False, keep_stateful=False):
+    def build_module(self, feeds, outputs, run_all=False, keep_stateful=False,
+                     values_only=False):
         """A GraphModule computing `outputs` (tensors or ops) from `feeds` + graph inputs.
 
         Returns (module, input_nodes) where input_nodes lists, after the feeds, the graph
@@ -1271,7 +1272,9 @@ class Graph(object):
         Only what the outputs need (data and control dependencies) is kept, as Session.run
         prunes to its fetches; with `keep_stateful`, also every stateful node and what it
         needs, as a TF 2 function body runs (`_is_stateful`); with `run_all`, every node.
-        Kept nodes run in program order.
+        Kept nodes run in program order. With `values_only` (Session.run's fetches) the
+        outputs are cut from the autograd graph, so that nothing differentiates them later
+        (which lets torch.compile keep a gradient node and its fetched loss in one graph).
         """
         fed = {id(t): i for i, t in enumerate(feeds)}
         fed_nodes = {t._node_ref(): t for t in feeds}
@@ -1297,10 +1300,12 @@ class Graph(object):
             env[node] = new.node_copy(node, lambda n: env[n])
         result = []
         for out in outputs:
-            if isinstance(out, SymbolicTensor):
-                result.append(env[out._node_ref()])
-            else:
+            if not isinstance(out, SymbolicTensor):
                 result.append(None)
+            elif values_only:
+                result.append(new.call_function(_without_history, (env[out._node_ref()],)))
+            else:
+                result.append(env[out._node_ref()])
         new.output(tuple(result))
         holders = [node for node in new.nodes if node.meta.get("needs_grad")]
         retains_autograd_graph = _plan_gradient_nodes(new, holders)  # (before the codegen)
@@ -1368,6 +1373,11 @@ def _is_stateful(node):
     operation = node.meta.get("tf_op")
     return operation is not None and operation._node is node and \
         operation.type in STATEFUL_OP_TYPES
+
+
+def _without_history(value):
+    """A fetched value without its autograd history."""
+    return value.detach() if isinstance(value, torch.Tensor) else value
 
 
 def _assigned_before_use(placeholder):
