@@ -1533,18 +1533,26 @@ def _call(module, values):
     """Run `module` on `values` (a list the caller built: the inputs gradients are taken
     with respect to are replaced in it by leaves that require grad), flushing denormals to
     zero as TF's executor does, on the torch threads that suit it (`thread_choice`; not for
-    a compiled module, whose first run compiles)."""
+    a compiled module, whose first run compiles). A module run while torch.compile traces
+    another (a loop body, a branch, a called function) is traced into it: the outer run has
+    set up denormals and threads."""
+    if torch.compiler.is_compiling():
+        return _run_with_gradients(module, values, False)
     with _FLUSH_DENORMALS:
-        if module.needs_grad:
-            for i in module.grad_inputs:
-                values[i] = _differentiable_leaf(values[i])
-            with torch.enable_grad():
-                return _run_on_chosen_threads(module, values)
-        return _run_on_chosen_threads(module, values)
+        return _run_with_gradients(module, values, True)
 
 
-def _run_on_chosen_threads(module, values):
-    if isinstance(module, torch.fx.GraphModule):
+def _run_with_gradients(module, values, choose_threads):
+    if module.needs_grad:
+        for i in module.grad_inputs:
+            values[i] = _differentiable_leaf(values[i])
+        with torch.enable_grad():
+            return _run(module, values, choose_threads)
+    return _run(module, values, choose_threads)
+
+
+def _run(module, values, choose_threads):
+    if choose_threads and isinstance(module, torch.fx.GraphModule):
         return module.thread_choice.run(module, *values)
     return module(*values)
 
