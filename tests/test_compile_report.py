@@ -277,3 +277,27 @@ def test_inductor_compiles_a_conv_batch_norm_train_step(monkeypatch, capsys):
     assert "running it uncompiled" not in capsys.readouterr().err
     report = compile_policy.compile_report()     # the moving averages' in-place updates too
     assert "fetch Mean:0, Momentum" in report and "graph breaks: none" in report, report
+
+
+@pytest.mark.skipif(not (shutil.which("c++") or shutil.which("g++")),
+                    reason="inductor's CPU code generation needs a C++ compiler")
+def test_seeded_random_ops_draw_the_same_numbers_compiled(monkeypatch):
+    """TF's op seeds name a random stream; compiling a step must not change its draws."""
+    def draws():
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.compat.v1.set_random_seed(3)
+            x = tf.compat.v1.placeholder(tf.float32, [4, 4])
+            w = tf.compat.v1.get_variable("w", initializer=tf.ones([4, 4]))
+            y = tf.nn.dropout(tf.matmul(x, w), rate=0.5, seed=2) + \
+                tf.compat.v1.random_uniform([4, 4], seed=5)
+            train = tf.compat.v1.train.GradientDescentOptimizer(0.01).minimize(
+                tf.reduce_sum(y))
+            with tf.compat.v1.Session() as sess:
+                sess.run(tf.compat.v1.global_variables_initializer())
+                return [sess.run([y, train], {x: np.ones((4, 4), np.float32)})[0]
+                        for _ in range(4)]
+    expected = draws()
+    monkeypatch.setenv("TFCOMPAT_COMPILE", "1")
+    for got, want in zip(draws(), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
