@@ -230,7 +230,7 @@ def test_a_compiled_step_with_two_gradient_passes_over_one_forward(monkeypatch, 
     assert "running it uncompiled" not in capsys.readouterr().err
 
 
-def test_a_compiled_signature_fed_another_batch_size_recompiles(monkeypatch, capsys):
+def test_a_compiled_signature_runs_other_batch_sizes_compiled(monkeypatch, capsys):
     def run(batches):
         graph = tf.Graph()
         with graph.as_default():
