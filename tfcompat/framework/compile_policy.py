@@ -177,11 +177,12 @@ class _WithoutDonatedBuffers(object):
     only. Calls and attributes go to the compiled module."""
 
     def __init__(self, compiled):
+        import torch._functorch.config     # loaded by torch.compile anyway, not by torch
         self.compiled = compiled
+        self.config = torch._functorch.config
 
     def __call__(self, *args):
-        import torch._functorch.config
-        with torch._functorch.config.patch(donated_buffer=False):
+        with self.config.patch(donated_buffer=False):
             return self.compiled(*args)
 
     def __getattr__(self, name):

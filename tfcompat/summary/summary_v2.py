@@ -524,8 +524,6 @@ class _Trace(object):
 _trace = _Trace()
 
 
-
-
 @tf_export(v2=["summary.trace_on"])
 def trace_on(graph=True, profiler=False, profiler_outdir=None):
     """Start collecting the graphs of `tf.function`s traced from now on, for `trace_export`.
