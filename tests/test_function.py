@@ -208,7 +208,8 @@ def test_variable_created_in_the_first_trace_from_a_computed_tensor_is_lifted():
     x = tf.constant([[2.0, 2.0, 2.0]])
     out = model(x)
     w1, w2 = model.first.w.numpy(), model.second.w.numpy()
-    np.testing.assert_allclose(out.numpy(), (x.numpy() @ w1 + 1.0) @ w2 + 1.0, rtol=1e-5)
+    np.testing.assert_allclose(out.numpy(), (x.numpy() @ w1 + 1.0) @ w2 + 1.0,
+                               rtol=1e-5, atol=1e-5)
     assert [v.shape.as_list() for v in model.variables] == [[3], [3, 3], [2], [3, 2]]
     np.testing.assert_allclose(model(x).numpy(), out.numpy())  # no new variables
 

@@ -626,7 +626,7 @@ def test_projection_wrappers_match_numpy():
     assert not proj_bias.any() and out.shape == (2, 3, 1)
     np.testing.assert_allclose(out.numpy(), np.maximum(hidden @ proj_kernel + proj_bias, 0),
                                rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(state.numpy(), hidden[:, -1], rtol=1e-5)
+    np.testing.assert_allclose(state.numpy(), hidden[:, -1], rtol=1e-5, atol=1e-6)
     input_wrapper = tf.contrib.rnn.InputProjectionWrapper(rnn_cell.BasicRNNCell(3), 4)
     out, _ = tf1.nn.dynamic_rnn(input_wrapper, x, dtype=tf.float32)
     proj_kernel, proj_bias, kernel, bias = [v.numpy() for v in input_wrapper.variables]
