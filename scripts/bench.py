@@ -17,7 +17,7 @@ in the bench_*.py scripts beside this one, which also run on their own.
 The process's malloc is tuned as `python -m tfcompat` tunes it (`cli.tune_allocator`: freed
 tensor memory stays in the process), for raw torch and tfcompat alike; `--default-malloc`
 measures with glibc's defaults (conv steps then spend up to half their time page-faulting).
-Its torch threads are the runner's too (`cli.tune_threads`: the cores the load average leaves
+Its torch threads are the runner's too (`cli.tune_threads`: the cores other processes leave
 free), unless OMP_NUM_THREADS is set.
 """
 import argparse

@@ -478,24 +478,38 @@ def test_runner_keeps_freed_tensor_memory_in_the_process(tmp_path, monkeypatch):
     assert int(check(run_script(tmp_path, _REALLOCATION_FAULTS)).strip()) > 4000
 
 
-@pytest.mark.parametrize("cores, load, threads", [
+@pytest.mark.parametrize("cores, busy, threads", [
     (2, 1.3, 1),      # one core busy elsewhere: one thread
     (2, 0.2, 2),      # idle: torch's default
     (16, 5.6, 10),
     (2, 7.0, 1),      # overloaded: never fewer than one
 ])
-def test_runner_gives_torch_the_free_cores(monkeypatch, cores, load, threads):
+def test_runner_gives_torch_the_free_cores(monkeypatch, cores, busy, threads):
     before = torch.get_num_threads()
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
-    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(cli, "busy_cores", lambda: busy)
     try:
         torch.set_num_threads(cores)
         assert cli.tune_threads() == threads
         assert torch.get_num_threads() == threads
     finally:
         torch.set_num_threads(before)
+
+
+def test_busy_cores_count_the_threads_running_now_not_the_load_average(tmp_path, monkeypatch):
+    """A finished job still weighs on the 1-minute load average for minutes; the runnable
+    count in /proc/loadavg (this reader included) says what runs now."""
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text("1.95 1.40 0.90 2/311 4242\n")     # one other runnable thread
+    monkeypatch.setattr(cli, "_LOADAVG", str(loadavg))
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.95, 1.40, 0.90))
+    assert cli.busy_cores() == 1
+    loadavg.write_text("1.95 1.40 0.90 1/311 4242\n")     # only the reader: idle now
+    assert cli.busy_cores() == 0
+    monkeypatch.setattr(cli, "_LOADAVG", str(tmp_path / "missing"))
+    assert cli.busy_cores() == 1.95                         # no /proc: the average
 
 
 def test_runner_threads_chosen_by_the_user_win(tmp_path, monkeypatch):

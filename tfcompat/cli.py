@@ -13,6 +13,7 @@ import os
 import platform
 import runpy
 import sys
+import time
 import traceback
 
 import torch
@@ -80,6 +81,27 @@ def tune_allocator():
 
 
 _THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+_LOADAVG = "/proc/loadavg"
+_LOAD_SAMPLES = 20          # reads of the runnable-thread count, ...
+_LOAD_SAMPLE_GAP = 0.001    # ... this many seconds apart (~25 ms in all)
+
+
+def busy_cores():
+    """Cores other processes keep busy now: the mean number of runnable threads the kernel
+    counts (`/proc/loadavg`'s fourth field) over ~25 ms, less this process's reading thread.
+
+    The 1-minute load average lags by minutes: after a job ends, or between the runs of a
+    benchmark, it still counts cores that are idle. Where there is no `/proc`, that average
+    is all there is."""
+    try:
+        counts = []
+        for _ in range(_LOAD_SAMPLES):
+            with open(_LOADAVG) as f:
+                counts.append(int(f.read().split()[3].split("/")[0]) - 1)
+            time.sleep(_LOAD_SAMPLE_GAP)
+        return sum(counts) / len(counts)
+    except (OSError, ValueError, IndexError):
+        return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0
 
 
 def tune_threads():
@@ -90,16 +112,16 @@ def tune_threads():
     op waits for a thread the OS has descheduled: with one core's worth of other load on 2
     cores, a train step of many small ops took 3-40x longer with 2 threads than with 1, and
     some steps an order of magnitude longer again (scripts/bench_threads.py). TF's own pool
-    does not suffer this. Free cores are the cores this process may run on less the load
-    average (rounded); never fewer than one, never more than torch's default. A script's
-    `ConfigProto(intra_op_parallelism_threads=N)` or
-    `tf.config.threading.set_intra_op_parallelism_threads(N)` still sets N afterwards.
+    does not suffer this. Free cores are the cores this process may run on less the busy
+    ones (`busy_cores`, rounded); never fewer than one, never more than torch's default.
+    Graphs then choose between that count and one thread by timing both
+    (`framework/thread_choice.py`). A script's `ConfigProto(intra_op_parallelism_threads=N)`
+    or `tf.config.threading.set_intra_op_parallelism_threads(N)` still sets N afterwards.
     """
     if any(name in os.environ for name in _THREAD_ENV):
         return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    busy = int(os.getloadavg()[0] + 0.5) if hasattr(os, "getloadavg") else 0
-    threads = max(1, min(torch.get_num_threads(), cores - busy))
+    threads = max(1, min(torch.get_num_threads(), cores - int(busy_cores() + 0.5)))
     torch.set_num_threads(threads)
     return threads
 
