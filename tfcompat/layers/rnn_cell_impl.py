@@ -26,7 +26,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat._api import tf_export
 from tfcompat.data import structure as nest
-from tfcompat.framework import context, dtypes, ops
+from tfcompat.framework import context, dtypes, matmul_kernel, ops
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.framework.tensor_shape import TensorShape, as_shape
 from tfcompat.keras import activations, initializers
@@ -89,7 +89,7 @@ def _affine(parts, kernel, bias):
     if joined.shape[1] != weights.shape[0]:
         raise math_ops._matrix_size_incompatible(joined.shape, weights.shape,
                                                  isinstance(joined, FakeTensor))
-    return torch.addmm(offset, joined, weights)
+    return matmul_kernel.addmm(offset, joined, weights)
 
 
 def _zero_state_tensors(state_size, batch_size, dtype):

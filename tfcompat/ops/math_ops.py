@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensor
 
 from tfcompat import _api
-from tfcompat.framework import context, dtypes, errors
+from tfcompat.framework import context, dtypes, errors, matmul_kernel
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (GraphTensorInEagerError, binary_operands, is_tensor_value,
                                     op, run_impl, same_dtype_lowering, same_dtype_tensors,
@@ -1394,7 +1394,7 @@ def _matrix_size_incompatible(shape_a, shape_b, building):
 
 
 @op("linalg.matmul", "matmul", graph_name="MatMul",
-    lowering=same_dtype_lowering(torch.matmul, _FLOAT_DTYPES, min_rank=2))
+    lowering=same_dtype_lowering(matmul_kernel.matmul, _FLOAT_DTYPES, min_rank=2))
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False,
            name=None):
@@ -1422,7 +1422,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         ta, tb = ta.to(out), tb.to(out)
     if not ta.is_cpu and _is_integer(ta):
         return _run_binary(_int_matmul, ta, tb)
-    return _run_binary(torch.matmul, ta, tb)
+    return _run_binary(matmul_kernel.matmul, ta, tb)
 
 
 @op("linalg.tensordot", "tensordot", graph_name="Tensordot")

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from tfcompat._api import tf_export
 from tfcompat.framework import distribution_strategy_context as distribution, dtypes, errors, \
-    random_seed
+    matmul_kernel, random_seed
 from tfcompat.framework.constant_op import known_values
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.ops import (binary_operands, is_tensor_value, op, same_dtype_lowering,
@@ -178,7 +178,7 @@ def bias_add(value, bias, data_format=None, name=None):
 def xw_plus_b(x, weights, biases, name=None):
     """matmul(x, weights) + biases for a 2-D x."""
     x, w = binary_operands(x, weights, op_name="MatMul")
-    return torch.addmm(to_torch(biases, dtypes.from_torch(x.dtype)), x, w)
+    return matmul_kernel.addmm(to_torch(biases, dtypes.from_torch(x.dtype)), x, w)
 
 
 @op(v1=["nn.relu_layer"])

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from tfcompat._api import tf_export
-from tfcompat.framework import ops
+from tfcompat.framework import matmul_kernel, ops
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.keras import activations, backend, constraints, initializers, regularizers
 from tfcompat.keras.engine.base_layer import InputSpec, Layer
@@ -50,7 +50,7 @@ def _dense(x, kernel):
     x = x if x.dtype is w.dtype else x.to(w.dtype)
     if w.dtype is torch.float16 and w.device.type == "cpu":
         return torch.matmul(x.float(), w.float()).half()
-    return torch.matmul(x, w)
+    return matmul_kernel.matmul(x, w)
 
 
 @tf_export("keras.layers.Dense")

@@ -1,0 +1,98 @@
+"""Float32 matrix products on oneDNN where torch's BLAS is slow, as TF's MatMul runs on oneDNN.
+
+torch multiplies float32 matrices on the CPU with MKL's sgemm, which takes a slower path on
+AMD CPUs. On this project's machine (AMD EPYC, AVX-512, one thread) a [128, 784] @ [784, 256]
+product took 487 us with MKL, 223 us with oneDNN (torch's own mkldnn linear kernel) and
+221 us in TF 2.21, whose CPU MatMul is oneDNN's; a [32, 156] @ [156, 512] one (an LSTM
+cell's) 56, 37 and 29 us. oneDNN's fixed cost (~10 us a call) loses on small products
+([32, 64] @ [64, 64]: 3.9 us with MKL, 12.8 with oneDNN).
+
+With two threads or more oneDNN gains less (the same LSTM product: 107 us with MKL, 92 with
+oneDNN, for its forward and both gradients) and switching between the two libraries' thread
+teams costs: an LSTM train step with every product on oneDNN ran 5-10% slower on two threads,
+and 5% faster on one (a 4-tower MLP: 14% faster on one thread). So oneDNN takes products of
+at least `MIN_MULTIPLY_ADDS` multiply-adds on one thread and 8 times that on more, where it
+still ran 1.4-2.3x faster (a [256, 1024] @ [1024, 1024] product: 7.9 ms with MKL, 3.5 ms
+with oneDNN, two threads).
+
+`matmul(a, b)` and `addmm(bias, a, b)` take oneDNN for such 2-D float32 CPU products on AMD
+CPUs, with gradients that are oneDNN products too (and differentiable again, for gradients
+of gradients). Everywhere else torch's own kernel runs: Intel CPUs (where MKL is tuned; not
+measured here), other dtypes, CUDA, batched products, fake tensors while a graph is built,
+and under torch.compile, which chooses its kernels itself. The two kernels sum in different
+orders, so their results differ by float32 rounding, as TF's and torch's do; which one runs
+depends on the CPU, the sizes and the thread count (which a graph may choose by timing,
+`thread_choice`), as TF's float results depend on its pool sizes.
+"""
+import torch
+
+MIN_MULTIPLY_ADDS = 1 << 20
+
+
+def _cpu_vendor():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def _onednn_available():
+    return torch.backends.mkldnn.is_available() and \
+        hasattr(torch.ops.mkldnn, "_linear_pointwise")
+
+
+enabled = _cpu_vendor() == "AuthenticAMD" and _onednn_available()
+
+
+def _linear(x, weight, bias):
+    """`x @ weight.T + bias` by oneDNN (weight as [out, in]; views of any strides)."""
+    return torch.ops.mkldnn._linear_pointwise(x, weight, bias, "none", [], "")
+
+
+class _OneDnnProduct(torch.autograd.Function):
+    """`a @ b (+ bias)` by oneDNN; its gradients go through `matmul` again. (A separate
+    `setup_context` made each call ~17 us slower: torch routes such Functions through its
+    functorch machinery.)"""
+
+    @staticmethod
+    def forward(ctx, a, b, bias):
+        ctx.save_for_backward(a, b)
+        ctx.has_bias = bias is not None
+        return _linear(a, b.t(), bias)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b, need_bias = ctx.needs_input_grad
+        return (matmul(grad, b.t()) if need_a else None,
+                matmul(a.t(), grad) if need_b else None,
+                grad.sum(0) if ctx.has_bias and need_bias else None)
+
+
+def _takes_onednn(a, b):
+    return enabled and not torch.compiler.is_compiling() and \
+        type(a) is torch.Tensor and type(b) is torch.Tensor and \
+        a.dtype is torch.float32 and b.dtype is torch.float32 and a.ndim == 2 and \
+        b.ndim == 2 and a.is_cpu and b.is_cpu and a.shape[1] == b.shape[0] and \
+        a.shape[0] * a.shape[1] * b.shape[1] >= \
+        (MIN_MULTIPLY_ADDS if torch.get_num_threads() == 1 else 8 * MIN_MULTIPLY_ADDS)
+
+
+def matmul(a, b):
+    """`torch.matmul(a, b)`, on oneDNN where it is faster (see the module docstring)."""
+    if _takes_onednn(a, b):
+        return _OneDnnProduct.apply(a, b, None)
+    return torch.matmul(a, b)
+
+
+def addmm(bias, a, b):
+    """`torch.addmm(bias, a, b)` for a bias of shape [n] or one torch broadcasts, on oneDNN
+    where it is faster (a bias of shape [n] only)."""
+    if _takes_onednn(a, b) and type(bias) is torch.Tensor and bias.dtype is torch.float32 \
+            and bias.ndim == 1 and bias.shape[0] == b.shape[1] and bias.is_cpu:
+        return _OneDnnProduct.apply(a, b, bias)
+    return torch.addmm(bias, a, b)
