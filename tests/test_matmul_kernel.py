@@ -40,6 +40,21 @@ def test_large_float32_products_take_onednn_with_torchs_values_and_gradients(one
         torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-4)
 
 
+def test_a_batch_of_rows_times_a_matrix_is_one_onednn_product(onednn):
+    """[batch, steps, k] @ [k, n] (a Dense layer over a sequence) folds into one product."""
+    a = torch.randn(4, 32, 96, requires_grad=True)
+    b = torch.randn(96, 128, requires_grad=True)
+    got = matmul_kernel.matmul(a, b)
+    assert got.shape == (4, 32, 128)
+    want = torch.matmul(a, b)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    upstream = torch.randn_like(want)
+    for mine, theirs in zip(torch.autograd.grad(got, [a, b], upstream),
+                            torch.autograd.grad(want, [a, b], upstream)):
+        torch.testing.assert_close(mine, theirs, rtol=1e-5, atol=1e-4)
+    assert "_OneDnnProductBackward" in repr(got.grad_fn.next_functions)
+
+
 def test_gradients_of_gradients_through_onednn_products(onednn):
     a, b = _operands(128, 128, 128)
     grads = []

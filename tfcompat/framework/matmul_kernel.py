@@ -11,18 +11,18 @@ With two threads or more oneDNN gains less (the same LSTM product: 107 us with M
 oneDNN, for its forward and both gradients) and switching between the two libraries' thread
 teams costs: an LSTM train step with every product on oneDNN ran 5-10% slower on two threads,
 and 5% faster on one (a 4-tower MLP: 14% faster on one thread). So oneDNN takes products of
-at least `MIN_MULTIPLY_ADDS` multiply-adds on one thread and 8 times that on more, where it
-still ran 1.4-2.3x faster (a [256, 1024] @ [1024, 1024] product: 7.9 ms with MKL, 3.5 ms
-with oneDNN, two threads).
+at least `MIN_MULTIPLY_ADDS` multiply-adds on one thread (there 1.4-2.2x faster, forward and
+both gradients) and 8 times that on more (1.6-2.3x faster on two threads; a [256, 1024] @
+[1024, 1024] product with its gradients: 7.9 ms with MKL, 3.5 ms with oneDNN).
 
-`matmul(a, b)` and `addmm(bias, a, b)` take oneDNN for such 2-D float32 CPU products on AMD
+`matmul(a, b)` and `addmm(bias, a, b)` take oneDNN for such float32 CPU products on AMD
 CPUs, with gradients that are oneDNN products too (and differentiable again, for gradients
 of gradients). Everywhere else torch's own kernel runs: Intel CPUs (where MKL is tuned; not
-measured here), other dtypes, CUDA, batched products, fake tensors while a graph is built,
-and under torch.compile, which chooses its kernels itself. The two kernels sum in different
-orders, so their results differ by float32 rounding, as TF's and torch's do; which one runs
-depends on the CPU, the sizes and the thread count (which a graph may choose by timing,
-`thread_choice`), as TF's float results depend on its pool sizes.
+measured here), other dtypes, CUDA, products of two batches of matrices, fake tensors while
+a graph is built, and under torch.compile, which chooses its kernels itself. The two kernels
+sum in different orders, so their results differ by float32 rounding, as TF's and torch's
+do; which one runs depends on the CPU, the sizes and the thread count (which a graph may
+choose by timing, `thread_choice`), as TF's float results depend on its pool sizes.
 """
 import torch
 
@@ -83,9 +83,15 @@ def _takes_onednn(a, b):
 
 
 def matmul(a, b):
-    """`torch.matmul(a, b)`, on oneDNN where it is faster (see the module docstring)."""
+    """`torch.matmul(a, b)`, on oneDNN where it is faster (see the module docstring). A
+    batch of rows times one matrix ([..., k] @ [k, n], a Dense layer over a sequence) is one
+    [rows, k] @ [k, n] product, as torch.matmul folds it."""
     if _takes_onednn(a, b):
         return _OneDnnProduct.apply(a, b, None)
+    if enabled and a.ndim > 2 and b.ndim == 2 and type(a) is torch.Tensor:
+        rows = a.reshape(-1, a.shape[-1])
+        if _takes_onednn(rows, b):
+            return _OneDnnProduct.apply(rows, b, None).view(*a.shape[:-1], b.shape[1])
     return torch.matmul(a, b)
 
 
