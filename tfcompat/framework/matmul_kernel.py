@@ -9,7 +9,7 @@ cell's) 56, 37 and 29 us. oneDNN's fixed cost (~10 us a call) loses on small pro
 
 With two threads or more oneDNN gains less (the same LSTM product: 107 us with MKL, 92 with
 oneDNN, for its forward and both gradients) and switching between the two libraries' thread
-teams costs: an LSTM train step with every product on oneDNN ran 5-10% slower on two threads,
+teams costs: an LSTM train step with every product on oneDNN ran 5-12% slower on two threads,
 and 5% faster on one (a 4-tower MLP: 14% faster on one thread). So oneDNN takes products of
 at least `MIN_MULTIPLY_ADDS` multiply-adds on one thread (there 1.4-2.2x faster, forward and
 both gradients) and 8 times that on more (1.6-2.3x faster on two threads; a [256, 1024] @
