@@ -115,3 +115,14 @@ def test_tf_matmul_and_dense_layers_in_both_modes_match_numpy(onednn):
 def test_the_rule_is_amd_cpus_only():
     """MKL is tuned for Intel CPUs (not measured here); oneDNN is taken on AMD ones only."""
     assert matmul_kernel.enabled == (matmul_kernel._cpu_vendor() == "AuthenticAMD")
+
+
+@pytest.mark.parametrize("layout", ["expanded", "row slice", "column slice", "transposed"])
+def test_onednn_products_of_strided_operands(onednn, layout):
+    """The gradient of a sum arrives expanded (stride 0); views arrive sliced or transposed."""
+    a = {"expanded": torch.randn(1, 256).expand(64, 256),
+         "row slice": torch.randn(128, 256)[::2],
+         "column slice": torch.randn(64, 512)[:, :256],
+         "transposed": torch.randn(256, 64).t()}[layout]
+    b = torch.randn(512, 512)[::2, ::2]
+    torch.testing.assert_close(matmul_kernel.matmul(a, b), a @ b, rtol=1e-5, atol=1e-4)
