@@ -16,17 +16,20 @@ both gradients) and 8 times that on more (1.6-2.3x faster on two threads; a [256
 [1024, 1024] product with its gradients: 7.9 ms with MKL, 3.5 ms with oneDNN).
 
 `matmul(a, b)` and `addmm(bias, a, b)` take oneDNN for such float32 CPU products on AMD
-CPUs, with gradients that are oneDNN products too (and differentiable again, for gradients
-of gradients). Everywhere else torch's own kernel runs: Intel CPUs (where MKL is tuned; not
-measured here), other dtypes, CUDA, products of two batches of matrices, fake tensors while
-a graph is built, and under torch.compile, which chooses its kernels itself. The two kernels
-sum in different orders, so their results differ by float32 rounding, as TF's and torch's
-do; which one runs depends on the CPU, the sizes and the thread count (which a graph may
-choose by timing, `thread_choice`), as TF's float results depend on its pool sizes.
+CPUs from the second product of the same shapes on (`_ran_before`), with gradients that are
+oneDNN products too (and differentiable again, for gradients of gradients). Everywhere else
+torch's own kernel runs: Intel CPUs (where MKL is tuned; not measured here), other dtypes,
+CUDA, products of two batches of matrices, fake tensors while a graph is built, and under
+torch.compile, which chooses its kernels itself. The two kernels sum in different orders, so
+their results differ by float32 rounding, as TF's and torch's do; which one runs depends on
+the CPU, the sizes, the thread count (which a graph may choose by timing, `thread_choice`)
+and whether the shapes ran before, as TF's float results depend on its pool sizes.
 """
 import torch
 
 MIN_MULTIPLY_ADDS = 1 << 20
+MAX_SHAPES = 512
+_seen_shapes = set()
 
 
 def _cpu_vendor():
@@ -73,13 +76,29 @@ class _OneDnnProduct(torch.autograd.Function):
                 grad.sum(0) if ctx.has_bias and need_bias else None)
 
 
-def _takes_onednn(a, b):
+def _takes_onednn(a, b, with_bias=False):
     return enabled and not torch.compiler.is_compiling() and \
         type(a) is torch.Tensor and type(b) is torch.Tensor and \
         a.dtype is torch.float32 and b.dtype is torch.float32 and a.ndim == 2 and \
         b.ndim == 2 and a.is_cpu and b.is_cpu and a.shape[1] == b.shape[0] and \
         a.shape[0] * a.shape[1] * b.shape[1] >= \
-        (MIN_MULTIPLY_ADDS if torch.get_num_threads() == 1 else 8 * MIN_MULTIPLY_ADDS)
+        (MIN_MULTIPLY_ADDS if torch.get_num_threads() == 1 else 8 * MIN_MULTIPLY_ADDS) and \
+        _ran_before(a, b, with_bias)
+
+
+def _ran_before(a, b, with_bias):
+    """Whether a product of these shapes and strides ran before. oneDNN builds a kernel for
+    each (0.3-1.5 ms here, where the product itself takes 0.03-0.4 ms), so a product that
+    runs once, or shapes that never repeat (a batch of rows whose count varies), stay on
+    torch's kernel; a train step's products take oneDNN from their second run on. Only the
+    first `MAX_SHAPES` shapes are counted: past oneDNN's kernel cache (1024 kernels) it
+    would build them again and again."""
+    key = (a.shape, a.stride(), b.shape, b.stride(), with_bias)
+    if key in _seen_shapes:
+        return True
+    if len(_seen_shapes) < MAX_SHAPES:
+        _seen_shapes.add(key)
+    return False
 
 
 def matmul(a, b):
@@ -98,7 +117,7 @@ def matmul(a, b):
 def addmm(bias, a, b):
     """`torch.addmm(bias, a, b)` for a bias of shape [n] or one torch broadcasts, on oneDNN
     where it is faster (a bias of shape [n] only)."""
-    if _takes_onednn(a, b) and type(bias) is torch.Tensor and bias.dtype is torch.float32 \
-            and bias.ndim == 1 and bias.shape[0] == b.shape[1] and bias.is_cpu:
+    if type(bias) is torch.Tensor and bias.dtype is torch.float32 and bias.ndim == 1 and \
+            bias.shape[0] == b.shape[-1] and bias.is_cpu and _takes_onednn(a, b, True):
         return _OneDnnProduct.apply(a, b, bias)
     return torch.addmm(bias, a, b)
