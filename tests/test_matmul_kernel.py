@@ -75,14 +75,16 @@ def test_gradients_of_gradients_through_onednn_products(onednn):
 
 
 @pytest.mark.parametrize("case", ["small", "float64", "batched", "broadcast bias",
-                                  "two threads, mid-sized"])
-def test_other_products_keep_torchs_kernel(onednn, case):
+                                  "two threads, mid-sized", "oneDNN turned off"])
+def test_other_products_keep_torchs_kernel(onednn, monkeypatch, case):
     a, b = _operands(32, 64, 64) if case == "small" else _operands(128, 96, 128)
     bias = torch.randn(128)
     if case == "float64":
         a, b = a.double(), b.double()
     if case == "batched":
         a, b = a.expand(2, 128, 96), b.expand(2, 96, 128)
+    if case == "oneDNN turned off":
+        monkeypatch.setattr(torch.backends.mkldnn, "enabled", False)
     if case == "two threads, mid-sized":
         torch.set_num_threads(2)      # 1.6M multiply-adds: below 8 x MIN_MULTIPLY_ADDS
     if case == "broadcast bias":

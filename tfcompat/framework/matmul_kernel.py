@@ -19,8 +19,9 @@ both gradients) and 8 times that on more (1.6-2.3x faster on two threads; a [256
 CPUs from the second product of the same shapes on (`_ran_before`), with gradients that are
 oneDNN products too (and differentiable again, for gradients of gradients). Everywhere else
 torch's own kernel runs: Intel CPUs (where MKL is tuned; not measured here), other dtypes,
-CUDA, products of two batches of matrices, fake tensors while a graph is built, and under
-torch.compile, which chooses its kernels itself. The two kernels sum in different orders, so
+CUDA, products of two batches of matrices, fake tensors while a graph is built, under
+torch.compile, which chooses its kernels itself, and where the process turned oneDNN off
+(`torch.backends.mkldnn.enabled = False`). The two kernels sum in different orders, so
 their results differ by float32 rounding, as TF's and torch's do; which one runs depends on
 the CPU, the sizes, the thread count (which a graph may choose by timing, `thread_choice`)
 and whether the shapes ran before, as TF's float results depend on its pool sizes.
@@ -83,7 +84,7 @@ def _takes_onednn(a, b, with_bias=False):
         b.ndim == 2 and a.is_cpu and b.is_cpu and a.shape[1] == b.shape[0] and \
         a.shape[0] * a.shape[1] * b.shape[1] >= \
         (MIN_MULTIPLY_ADDS if torch.get_num_threads() == 1 else 8 * MIN_MULTIPLY_ADDS) and \
-        _ran_before(a, b, with_bias)
+        torch._C._get_mkldnn_enabled() and _ran_before(a, b, with_bias)
 
 
 def _ran_before(a, b, with_bias):
