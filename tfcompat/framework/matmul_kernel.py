@@ -34,14 +34,13 @@ _seen_shapes = set()
 
 
 def _cpu_vendor():
+    """The CPU's `vendor_id` ("AuthenticAMD", "GenuineIntel"), or None without /proc."""
     try:
         with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("vendor_id"):
-                    return line.split(":", 1)[1].strip()
+            return next((line.split(":", 1)[1].strip() for line in f
+                         if line.startswith("vendor_id")), None)
     except OSError:
-        pass
-    return None
+        return None
 
 
 def _onednn_available():
@@ -50,6 +49,7 @@ def _onednn_available():
 
 
 enabled = _cpu_vendor() == "AuthenticAMD" and _onednn_available()
+_is_compiling = torch.compiler.is_compiling
 
 
 def _linear(x, weight, bias):
@@ -78,13 +78,20 @@ class _OneDnnProduct(torch.autograd.Function):
 
 
 def _takes_onednn(a, b, with_bias=False):
-    return enabled and not torch.compiler.is_compiling() and \
-        type(a) is torch.Tensor and type(b) is torch.Tensor and \
-        a.dtype is torch.float32 and b.dtype is torch.float32 and a.ndim == 2 and \
-        b.ndim == 2 and a.is_cpu and b.is_cpu and a.shape[1] == b.shape[0] and \
-        a.shape[0] * a.shape[1] * b.shape[1] >= \
-        (MIN_MULTIPLY_ADDS if torch.get_num_threads() == 1 else 8 * MIN_MULTIPLY_ADDS) and \
-        torch._C._get_mkldnn_enabled() and _ran_before(a, b, with_bias)
+    """The rule of the module docstring, on the hot path of every product: a small one
+    (most calls) is turned down after the fewest checks (~0.3 us)."""
+    if not enabled or type(a) is not torch.Tensor or type(b) is not torch.Tensor or \
+            _is_compiling():
+        return False
+    a_shape, b_shape = a.shape, b.shape
+    if len(a_shape) != 2 or len(b_shape) != 2:
+        return False
+    multiply_adds = a_shape[0] * a_shape[1] * b_shape[1]
+    return multiply_adds >= MIN_MULTIPLY_ADDS and \
+        (multiply_adds >= 8 * MIN_MULTIPLY_ADDS or torch.get_num_threads() == 1) and \
+        a.dtype is torch.float32 and b.dtype is torch.float32 and a.is_cpu and b.is_cpu and \
+        a_shape[1] == b_shape[0] and torch._C._get_mkldnn_enabled() and \
+        _ran_before(a, b, with_bias)
 
 
 def _ran_before(a, b, with_bias):
