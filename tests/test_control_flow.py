@@ -14,8 +14,7 @@ def run_graph(build):
         outputs = build()
     flat = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     module, extra = graph.build_module([], flat)
-    from tfcompat.framework.graph import input_value
-    values = module(*[input_value(n) for n in extra])
+    values = module(*extra.values())
     return [v.detach().numpy() for v in values]
 
 

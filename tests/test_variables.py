@@ -242,6 +242,65 @@ def test_assign_initializes_a_graph_variable():
                 other.run(full)
 
 
+def test_session_steps_see_every_new_storage_of_their_variables(tmp_path):
+    """A Session signature keeps its variables' storages from step to step (`GraphInputs`);
+    each way a variable gets a new one between steps is seen by the next step."""
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf1.Variable([1.0, 2.0], name="w")
+        grows = tf1.Variable([1.0], validate_shape=False, name="grows")
+        x = tf1.placeholder(tf.float32, [2])
+        train = tf1.train.GradientDescentOptimizer(1.0).minimize(tf.reduce_sum(w * x))
+        total = tf.reduce_sum(grows)
+        reshape = tf1.assign(grows, [1.0, 2.0, 3.0], validate_shape=False)
+        saver = tf1.train.Saver([w])
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            for expected in ([0.0, 1.0], [-1.0, 0.0]):
+                sess.run(train, {x: [1.0, 1.0]})
+                np.testing.assert_array_equal(sess.run(w), expected)
+            path = saver.save(sess, str(tmp_path / "model"))
+            sess.run(tf1.global_variables_initializer())
+            sess.run(train, {x: [1.0, 1.0]})
+            np.testing.assert_array_equal(sess.run(w), [0.0, 1.0])
+            w.load([5.0, 5.0], sess)
+            sess.run(train, {x: [1.0, 2.0]})
+            np.testing.assert_array_equal(sess.run(w), [4.0, 3.0])
+            saver.restore(sess, path)
+            sess.run(train, {x: [1.0, 2.0]})
+            np.testing.assert_array_equal(sess.run(w), [-2.0, -2.0])
+            assert sess.run(total) == 1.0
+            sess.run(reshape)
+            assert sess.run(total) == 6.0
+
+
+def test_one_module_run_by_two_sessions_reads_each_ones_variables():
+    from tfcompat.framework.default_session import swap_running_session
+    from tfcompat.framework.graph import run_module
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf1.Variable([1.0], name="v")
+        doubled = v * 2.0
+        module, inputs = graph.build_module([], [doubled])
+        first, second = tf1.Session(), tf1.Session()
+        v.load([3.0], first)
+        v.load([5.0], second)
+    for session, expected in ((first, 6.0), (second, 10.0), (first, 6.0)):
+        previous = swap_running_session(session)
+        try:
+            assert run_module(module, [], inputs)[0].item() == expected
+        finally:
+            swap_running_session(previous)
+    v.load([4.0], first)
+    previous = swap_running_session(first)
+    try:
+        assert run_module(module, [], inputs)[0].item() == 8.0
+    finally:
+        swap_running_session(previous)
+
+
 def test_python_protocol():
     v = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="W")
     assert repr(v) == ("<tf.Variable 'W:0' shape=(2, 2) dtype=float32, numpy=\n"

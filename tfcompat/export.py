@@ -46,8 +46,7 @@ def _from_concrete(concrete):
     entry = save_impl.signature_keys(concrete)
     inputs = [(name, None if p.shape.rank is None else p.shape.as_list(), p.dtype.torch_dtype)
               for name, p in zip(entry["inputs"], concrete.inputs)]
-    variables = [node.meta["variable"]._storage_for_graph() if node.meta["input_kind"] ==
-                 "variable" else node.meta["value"] for node in concrete._extra]
+    variables = concrete._extra.values()
     return _Signature(concrete._module, inputs, variables, entry["outputs"],
                       entry["output_positions"])
 
@@ -80,8 +79,7 @@ def _from_tensorflow_saved_model(path, key):
     _, named = revived.structured_input_signature
     inputs = [(name, None if spec.shape.rank is None else spec.shape.as_list(),
                spec.dtype.torch_dtype) for name, spec in sorted(named.items())]
-    variables = [node.meta["variable"]._storage_for_graph() if node.meta["input_kind"] ==
-                 "variable" else node.meta["value"] for node in concrete._extra]
+    variables = concrete._extra.values()
     output_names = sorted(revived.structured_outputs)
     return _Signature(concrete._module, inputs, variables, output_names,
                       list(range(len(output_names))))

@@ -155,6 +155,7 @@ class Session(object):
             _size_thread_pools(config)
         self._closed = False
         self._values = {}
+        self._variables_version = 0     # counts new storages given to variables (GraphInputs)
         self._cache = {}
         self._last_plan = None
         self._context_stack = []
@@ -179,6 +180,7 @@ class Session(object):
 
     def _set_variable_value(self, variable, value):
         self._values[id(variable)] = (variable, value)
+        self._variables_version += 1
 
     def _is_initialized(self, variable):
         return id(variable) in self._values
@@ -272,6 +274,7 @@ class Session(object):
         while self._on_close:
             self._on_close.pop()()
         self._values.clear()
+        self._variables_version += 1
         self._cache.clear()
         self._last_plan = None
 

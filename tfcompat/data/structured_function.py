@@ -26,7 +26,7 @@ from tfcompat.data.structure import (RaggedTensorSpec, SparseTensorSpec, compone
                                      pack_as)
 from tfcompat.framework import dtypes
 from tfcompat.framework.custom_op import sample_fake
-from tfcompat.framework.graph import Graph, SymbolicTensor, input_value, run_module
+from tfcompat.framework.graph import Graph, SymbolicTensor, run_module
 from tfcompat.framework.ops import to_torch
 from tfcompat.framework.tensor import EagerTensor
 from tfcompat.function import TensorSpec
@@ -123,5 +123,5 @@ class StructuredFunction(object):
     def call_batch(self, batch, size):
         """The function's results for `size` elements stacked in `batch`, stacked."""
         values = [structure.torch_value(leaf) for leaf in flatten(batch)]
-        values.extend(input_value(node) for node in self._extra)
+        values.extend(self._extra.values())
         return self._pack(self._vectorized(values, size))

@@ -23,6 +23,7 @@ import re
 import sys
 import threading
 import types
+import weakref
 
 import numpy as np
 import torch
@@ -35,7 +36,7 @@ from tfcompat._dependencies import long_lived_imports
 from tfcompat.framework import context, dtypes, errors, ops
 from tfcompat.framework.tensor import EagerTensor, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.framework.default_session import session_for
+from tfcompat.framework.default_session import running_session, session_for
 from tfcompat.framework.constant_op import constant
 from tfcompat.framework.denormal import flush_denormals
 from tfcompat.framework.thread_choice import ThreadChoice
@@ -1267,8 +1268,8 @@ class Graph(object):
                      values_only=False):
         """A GraphModule computing `outputs` (tensors or ops) from `feeds` + graph inputs.
 
-        Returns (module, input_nodes) where input_nodes lists, after the feeds, the graph
-        input placeholders (variables, captures) the module takes, in order.
+        Returns (module, inputs) where `inputs` (a GraphInputs) holds, after the feeds, the
+        graph input placeholders (variables, captures) the module takes, in order.
         Only what the outputs need (data and control dependencies) is kept, as Session.run
         prunes to its fetches; with `keep_stateful`, also every stateful node and what it
         needs, as a TF 2 function body runs (`_is_stateful`); with `run_all`, every node.
@@ -1318,7 +1319,7 @@ class Graph(object):
             position for position, node in enumerate(extra_inputs)
             if node.meta["input_kind"] == "variable" and node.meta["variable"]._in_graph()
             and _assigned_before_use(env[node]))
-        return module, extra_inputs
+        return module, GraphInputs(extra_inputs)
 
     def _needed_nodes(self, outputs, fed_nodes):
         needed = set()
@@ -1511,6 +1512,59 @@ def input_value(node):
     return node.meta["value"]
 
 
+class GraphInputs(object):
+    """The graph inputs a module takes after its feeds (`build_module`'s input nodes:
+    variable storages, captured eager tensors), and their values for a run.
+
+    A TF1 graph variable's storage is the running session's, and stays the same tensor until
+    the session gives some variable a new one (an initializer, a restore, an assign that
+    reshapes; `Session._variables_version` counts them). So under a session those storages
+    are looked up once per version, and kept already made the leaves that the module's
+    gradients are taken with respect to: a step of a graph with hundreds of variables (and
+    their optimizer slots) does not look each one up again, as TF's executor does not.
+    Every other input (an eager variable, a captured tensor) is read at each run."""
+
+    __slots__ = ("nodes", "_cached")
+
+    def __init__(self, nodes):
+        self.nodes = list(nodes)
+        self._cached = None     # (session, version, values, positions read at each run)
+
+    def __len__(self):
+        return len(self.nodes)
+
+    def values(self):
+        """The inputs' values, each read now."""
+        return [input_value(n) for n in self.nodes]
+
+    def values_for(self, module, first):
+        """The inputs' values for a run of `module`, whose inputs start at position `first`
+        (after the feeds): the session's variable storages as `module`'s differentiable
+        leaves, looked up again only when the session gave a variable new storage."""
+        session = running_session()
+        if session is None or not self.nodes:
+            return self.values()
+        cached = self._cached
+        version = session._variables_version
+        if cached is None or cached[0]() is not session or cached[1] != version:
+            cached = self._cached = self._resolve(session, version, module, first)
+        values = list(cached[2])
+        for position in cached[3]:
+            values[position] = input_value(self.nodes[position])
+        return values
+
+    def _resolve(self, session, version, module, first):
+        values = self.values()
+        read_each_run = []
+        for position, node in enumerate(self.nodes):
+            variable = node.meta.get("variable")
+            if node.meta["input_kind"] != "variable" or not variable._in_graph():
+                read_each_run.append(position)
+            elif position + first in module.grad_inputs:
+                values[position] = _differentiable_leaf(values[position])
+        return weakref.ref(session), version, tuple(values), tuple(read_each_run)
+
+
 def _differentiable_leaf(value):
     if isinstance(value, torch.Tensor) and (value.is_floating_point() or value.is_complex()) \
             and not value.requires_grad:
@@ -1526,7 +1580,7 @@ def run_module(module, feed_values, extra_nodes):
     """
     if module.assigned_first:
         return _run_initializing_by_assignment(module, feed_values, extra_nodes)
-    return _call(module, list(feed_values) + [input_value(n) for n in extra_nodes])
+    return _call(module, list(feed_values) + extra_nodes.values_for(module, len(feed_values)))
 
 
 def _call(module, values):
@@ -1567,7 +1621,7 @@ def _run_initializing_by_assignment(module, feed_values, extra_nodes):
     lets an assign initialize a variable."""
     values = list(feed_values)
     initializers = []
-    for position, node in enumerate(extra_nodes):
+    for position, node in enumerate(extra_nodes.nodes):
         if position in module.assigned_first:
             storage, initialize = node.meta["variable"]._storage_for_assignment()
             if initialize is not None:
@@ -1659,8 +1713,7 @@ class TracedFunction(object):
         """Run it as a graph run does: gradients taken inside (a tf.custom_gradient's
         traced grad_fn run during a backward pass, where grad may be off) are taken with
         grad enabled, with respect to inputs that require grad (see `_call`)."""
-        return _call(self._module, [*arg_values, *captured_values,
-                                    *[input_value(n) for n in self._extra]])
+        return _call(self._module, [*arg_values, *captured_values, *self._extra.values()])
 
     @property
     def needs_grad(self):

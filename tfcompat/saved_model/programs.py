@@ -24,7 +24,6 @@ import re
 import torch
 
 from tfcompat.framework import default_session, errors
-from tfcompat.framework.graph import input_value
 
 # Call targets a loaded program may name: aten/prims overloads, the higher-order ops export
 # emits for control flow and grad modes, and the Python operators of symbolic sizes.
@@ -389,7 +388,7 @@ def graph_signature(graph, session, inputs, outputs):
                                        [tensor for _, tensor in outputs])
     previous = default_session.swap_running_session(session)
     try:
-        values = [input_value(node) for node in extra]
+        values = extra.values()
     finally:
         default_session.swap_running_session(previous)
     specs = [(key, None if t.shape.rank is None else t.shape.as_list(), t.dtype.torch_dtype)

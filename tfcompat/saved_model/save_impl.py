@@ -215,7 +215,7 @@ class _Saver(object):
         """[(manifest entry, value)] of the trace's graph inputs: tracked variables (live when
         loaded), captured tensors (constants)."""
         entries = []
-        for node in concrete._extra:
+        for node in concrete._extra.nodes:
             kind = node.meta["input_kind"]
             if kind == "variable":
                 variable = node.meta["variable"]
