@@ -96,6 +96,28 @@ def test_gradient_flows_through_function_call():
     assert float(value) == 11.0
 
 
+def test_a_returned_variable_is_its_value_at_the_call():
+    """`return v` (or its conversion) gives the value the variable had, as TF's function
+    returns a read of it; the variable's own storage would follow later assignments."""
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def outputs():
+        return v, tf.convert_to_tensor(v), {"value": v.value()}
+
+    first = outputs()
+    with tf.GradientTape() as tape:
+        second = outputs()
+        total = tf.reduce_sum(second[0] + second[1])
+    np.testing.assert_array_equal(tape.gradient(total, v).numpy(), [2.0, 2.0])
+    v.assign([5.0, 6.0])
+    v.assign_add([1.0, 1.0])
+    for result in (first, second):
+        for value in (result[0], result[1], result[2]["value"]):
+            np.testing.assert_array_equal(value.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(outputs()[0].numpy(), [6.0, 7.0])
+
+
 def test_defun_on_bound_method_and_executing_eagerly_inside():
     seen = []
 

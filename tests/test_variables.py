@@ -301,6 +301,21 @@ def test_one_module_run_by_two_sessions_reads_each_ones_variables():
         swap_running_session(previous)
 
 
+def test_convert_to_tensor_reads_the_value_at_that_point():
+    """TF's conversion reads the variable (`value()`); a view of its storage would follow
+    later assignments."""
+    v = tf.Variable([[1.0, 2.0]])
+    converted = [tf.convert_to_tensor(v), tf.convert_to_tensor(v, dtype=tf.float32),
+                 tf.compat.v1.convert_to_tensor(v)]
+    v.assign([[9.0, 9.0]])
+    v.assign_add([[1.0, 1.0]])
+    for value in converted:
+        np.testing.assert_array_equal(value.numpy(), [[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.convert_to_tensor(v) * 3.0)
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [[3.0, 3.0]])
+
+
 def test_python_protocol():
     v = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="W")
     assert repr(v) == ("<tf.Variable 'W:0' shape=(2, 2) dtype=float32, numpy=\n"

@@ -44,6 +44,7 @@ from tfcompat.framework.graph import Graph, SymbolicTensor, _flatten
 from tfcompat.framework.ops import convert_to_tensor, to_torch
 from tfcompat.framework.tensor import EagerTensor, Tensor, is_tensor_like
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.ops.array_ops import identity
 from tfcompat.ops.control_flow_ops import _pack_as
 from tfcompat.types import core as types_core
 from tfcompat.types.trace import TraceType
@@ -376,21 +377,24 @@ def _cast_to_spec(spec, value):
 
 def _as_output_tensors(outputs, python_function):
     """A trace's outputs with every leaf but None a tensor of the graph (Python numbers
-    become constants, variables their value), as TF's func_graph converts them; TypeError
-    for a leaf that is not convertible."""
+    become constants, variables a read of their value), as TF's func_graph converts them;
+    TypeError for a leaf that is not convertible. A variable's storage returned as it is
+    (`return v`, `return tf.convert_to_tensor(v)`) is read into a tensor of its own: TF
+    returns the value the variable had, which later assignments do not change."""
     leaves = []
     for leaf in _flatten(outputs):
-        if leaf is None or isinstance(leaf, SymbolicTensor):
-            leaves.append(leaf)
-            continue
-        try:
-            leaves.append(convert_to_tensor(leaf))
-        except (TypeError, ValueError):
-            raise TypeError(
-                "To be compatible with tf.function, Python functions must return zero or "
-                "more Tensors or ExtensionTypes or None values; in compilation of %s, found "
-                "return value of type %s, which is not a Tensor or ExtensionType."
-                % (python_function, type(leaf).__name__))
+        if leaf is not None and not isinstance(leaf, SymbolicTensor):
+            try:
+                leaf = convert_to_tensor(leaf)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    "To be compatible with tf.function, Python functions must return zero "
+                    "or more Tensors or ExtensionTypes or None values; in compilation of %s, "
+                    "found return value of type %s, which is not a Tensor or ExtensionType."
+                    % (python_function, type(leaf).__name__))
+        if isinstance(leaf, SymbolicTensor) and leaf.op.type == "VarHandleOp":
+            leaf = identity(leaf)
+        leaves.append(leaf)
     return _pack_as(outputs, leaves)
 
 

@@ -874,6 +874,8 @@ class PartitionedVariable(object):
         with get_default_graph().control_dependencies(None):
             return self._concat()
 
+    _tfcompat_tensor_is_new_ = True     # the partitions concatenated (`variable_snapshot`)
+
     def _tfcompat_tensor_(self):
         return to_torch(self.as_tensor())
 

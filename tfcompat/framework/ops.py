@@ -548,6 +548,21 @@ def _with_fast_binary(general, fn, torch_fn, fast_dtypes):
     return wrapper
 
 
+def variable_snapshot(value, out):
+    """`out`, computed from `value`, copied where `value` is a variable (not a tensor) and
+    `out` may be its storage or a view of it: TF reads the variable's value at that point,
+    and a view of its storage would change with later assignments. Values whose conversion
+    makes a new tensor (IndexedSlices, partitioned variables: `_tfcompat_tensor_is_new_`)
+    are not copied again."""
+    if type(value) is EagerTensor or isinstance(value, torch.Tensor) or \
+            not hasattr(value, "_tfcompat_tensor_") or \
+            getattr(value, "_tfcompat_tensor_is_new_", False):
+        return out
+    if isinstance(out, (list, tuple)):
+        return type(out)(variable_snapshot(value, o) for o in out)
+    return out.copy() if isinstance(out, np.ndarray) else out.clone()
+
+
 @tf_export("convert_to_tensor", v1=["convert_to_tensor_or_indexed_slices"])
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_hint=None):
     """`tf.convert_to_tensor`: tensors come back as they are; other values become constants."""
@@ -565,7 +580,7 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
     t = to_torch(value, dtype)
     if type(value) is EagerTensor:
         return value
-    return EagerTensor(t)
+    return EagerTensor(variable_snapshot(value, t))
 
 
 @tf_export(v2=["convert_to_tensor"])

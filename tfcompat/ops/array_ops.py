@@ -29,8 +29,8 @@ from tfcompat.framework import context, dtypes, errors
 from tfcompat.framework.errors import format_shape
 from tfcompat.framework.constant_op import known_values, with_values
 from tfcompat.framework.ops import binary_operands, is_tensor_value, op, same_dtype_tensors, \
-    to_torch
-from tfcompat.framework.tensor import EagerTensor, Tensor
+    to_torch, variable_snapshot
+from tfcompat.framework.tensor import Tensor
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.util import dispatch
 
@@ -41,17 +41,6 @@ newaxis = export_constant(None, "newaxis")
 
 def _is_tensor(value):
     return isinstance(value, torch.Tensor) or is_tensor_value(value)
-
-
-def _snapshot(value, out):
-    """Copy the result of a view op on a variable: TF reads the variable's value here, and
-    a view of its storage would change with later assignments."""
-    if type(value) is EagerTensor or isinstance(value, torch.Tensor) or \
-            not hasattr(value, "_tfcompat_tensor_"):
-        return out
-    if isinstance(out, (list, tuple)):
-        return type(out)(_snapshot(value, o) for o in out)
-    return out.copy() if isinstance(out, np.ndarray) else out.clone()
 
 
 def _concrete(t):
@@ -340,7 +329,7 @@ def identity_n(input, name=None):  # noqa: A002 - TF's name
 def stop_gradient(input, name=None):  # noqa: A002 - TF's name
     """`tf.stop_gradient`: the value, detached from autograd."""
     t = to_torch(input)
-    return _snapshot(input, t if isinstance(t, np.ndarray) else t.detach())
+    return variable_snapshot(input, t if isinstance(t, np.ndarray) else t.detach())
 
 
 # ---------------------------------------------------------------- shapes
@@ -478,7 +467,7 @@ def reshape(tensor, shape, name=None):
     if _fits_unknown_dims(t, target):
         return t.new_empty(target)
     target = _reshape_target(t, target)
-    return _snapshot(tensor, _restore(t.reshape(target), table))
+    return variable_snapshot(tensor, _restore(t.reshape(target), table))
 
 
 def _fits_unknown_dims(t, target):
@@ -505,7 +494,7 @@ def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002 - TF's nam
     if not -t.ndim - 1 <= a <= t.ndim:
         raise errors.InvalidArgumentError(
             "Tried to expand dim index %d for tensor with %d dimensions." % (a, t.ndim))
-    return _snapshot(input, _restore(t.unsqueeze(a), table))
+    return variable_snapshot(input, _restore(t.unsqueeze(a), table))
 
 
 @op("squeeze", graph_name="Squeeze")
@@ -526,7 +515,7 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002 - TF'
                     "Can not squeeze dim[%d], expected a dimension of 1, got %d"
                     % (d, t.shape[d]))
     out = t.reshape([s for i, s in enumerate(t.shape) if i not in dims])
-    return _snapshot(input, _restore(out, table))
+    return variable_snapshot(input, _restore(out, table))
 
 
 def _transpose(a, perm, conjugate):
@@ -549,7 +538,7 @@ def _transpose(a, perm, conjugate):
     out = t.permute(order)
     if conjugate and out.is_complex():
         out = out.conj().resolve_conj()
-    return _snapshot(a, _restore(out, table))
+    return variable_snapshot(a, _restore(out, table))
 
 
 @op(v2=["transpose"], graph_name="Transpose")
@@ -621,7 +610,7 @@ def ensure_shape(x, shape, name=None):
             "Shape of tensor x %s is not compatible with expected shape %s." % (
                 format_shape(t.shape), "<unknown>" if expected.rank is None
                 else format_shape(expected.as_list())))
-    return _snapshot(x, t)
+    return variable_snapshot(x, t)
 
 
 # ---------------------------------------------------------------- joining and splitting
@@ -702,7 +691,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
         raise errors.InvalidArgumentError(
             "Input shape axis %d must equal %d, got shape %s"
             % (a, _as_int(num), format_shape(t.shape)))
-    return _snapshot(value, _restore(list(torch.unbind(t, a)), table))
+    return variable_snapshot(value, _restore(list(torch.unbind(t, a)), table))
 
 
 @op("split", graph_name="SplitV")
@@ -738,7 +727,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
                 "fully specified, or be less than the size of the input along split_dim if not "
                 "fully specified.  Got: %d (sizes %s, split_dim size %d)"
                 % (sum(sizes), sizes, dim))
-    return _snapshot(value, _restore(list(torch.split(t, sizes, a)), table))
+    return variable_snapshot(value, _restore(list(torch.split(t, sizes, a)), table))
 
 
 @op("tile", v1=["manip.tile"], graph_name="Tile")
@@ -1416,7 +1405,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
     known = known_values(t)
     if known is not None and t.ndim == 1:   # a slice of a shape keeps its values
         out = with_values(out, known[index[0]])
-    return _snapshot(input_, _restore(out, table))
+    return variable_snapshot(input_, _restore(out, table))
 
 
 def _spec_entries(value):
@@ -1499,7 +1488,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         chosen = chosen[tuple(index)]
         chosen = np.flip(chosen, flips) if flips else chosen
         out = with_values(out, np.asarray(chosen, dtype=object).reshape(-1).tolist())
-    return _snapshot(input_, _restore(out, table))
+    return variable_snapshot(input_, _restore(out, table))
 
 
 def _shrink_index(value, dim, axis, device):

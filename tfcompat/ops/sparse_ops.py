@@ -805,6 +805,8 @@ class IndexedSlices(object):
             raise ValueError("Tensor conversion requested for IndexedSlices without "
                              "dense_shape: %r" % (self,))
 
+    _tfcompat_tensor_is_new_ = True     # a dense tensor of its own (`variable_snapshot`)
+
     def _tfcompat_tensor_(self):
         """The dense value, for ops given an IndexedSlices (TF converts them the same way)."""
         self._check_dense_shape()
