@@ -46,6 +46,48 @@ def test_cli_prints_the_report_at_exit(tmp_path):
     assert "tfcompat: compile report" in done.stderr and "[1] fetch mul:0" in done.stderr
 
 
+def test_a_tf2_train_step_compiles_in_one_graph_with_the_loss_it_returns(tmp_path):
+    """A `tf.function` train step (a tape, `apply_gradients`, `return loss`) called where no
+    tape records returns plain values, so torch.compile traces the tape's gradient and the
+    loss in one graph. While its results kept their autograd history for a tape that was
+    not there, dynamo broke the graph at the gradient ("autograd.grad with external
+    grad_fn"). Run as `python script.py` in a process of its own: inside pytest, or through
+    runpy as `tfcompat run` runs a script, that break did not show."""
+    script = tmp_path / "train_step.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import torch
+        real_compile = torch.compile
+        torch.compile = lambda module, dynamic: real_compile(module, dynamic=dynamic,
+                                                             backend="aot_eager")
+        import tfcompat as tf
+        rng = np.random.RandomState(0)
+        weights = [tf.Variable(rng.randn(4, 4).astype(np.float32) * 0.5) for _ in range(3)]
+        x = tf.constant(rng.randn(2, 4).astype(np.float32))
+        optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.01)
+
+        @tf.function
+        def step():
+            with tf.GradientTape() as tape:
+                h = x
+                for w in weights:
+                    h = tf.nn.relu(tf.matmul(h, w) + 0.1)
+                loss = tf.reduce_mean(tf.square(h - 1.0))
+            optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+            return loss
+        print([round(float(step()), 5) for _ in range(3)])
+        from tfcompat.framework import compile_policy
+        print(compile_policy.compile_report())
+    """))
+    env = dict(os.environ, TFCOMPAT_COMPILE="1", **{compile_policy.EXPLAIN_ENV: "1"})
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = done.stdout[done.stdout.index("tfcompat: compile report"):]
+    assert "compile + first run" in report and "graph breaks: none" in report, report
+    assert "graph break (" not in report, report
+
+
 class _Clock(object):
     """compile_policy's time.perf_counter, advanced by the fake run costs below."""
 

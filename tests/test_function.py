@@ -96,6 +96,32 @@ def test_gradient_flows_through_function_call():
     assert float(value) == 11.0
 
 
+def test_results_carry_autograd_history_only_where_a_tape_records():
+    """Outside any GradientTape a call returns plain values (from a module of its own, which
+    frees its autograd graph as it goes), even from a function that takes gradients inside;
+    under a tape, before or after such calls, gradients flow through the results to
+    variables and watched inputs."""
+    w = tf.Variable(2.0)
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as inner:
+            loss = x * w
+        return loss, inner.gradient(loss, w)
+
+    for _ in range(2):
+        x = tf.constant(3.0)
+        loss, grad = step(x)
+        assert float(loss) == 6.0 and float(grad) == 3.0
+        assert not tf.convert_to_tensor(loss)._t.requires_grad
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            loss, _ = step(x)
+        assert float(tape.gradient(loss, w)) == 3.0
+        assert float(tape.gradient(loss, x)) == 2.0
+    assert step.experimental_get_tracing_count() == 1
+
+
 def test_a_returned_variable_is_its_value_at_the_call():
     """`return v` (or its conversion) gives the value the variable had, as TF's function
     returns a read of it; the variable's own storage would follow later assignments."""

@@ -50,6 +50,7 @@ from tfcompat.types import core as types_core
 from tfcompat.types.trace import TraceType
 from tfcompat.variables import EAGER_CREATION_HOOKS
 from tfcompat.config import functions_run_eagerly
+from tfcompat.eager import tape
 
 _state = context.state
 
@@ -235,8 +236,11 @@ class ConcreteFunction(types_core.ConcreteFunction):
         self._flat_outputs = [t if t.graph is graph else graph._as_input(t) for t in flat]
         self._module, self._extra = graph.build_module(placeholders, self._flat_outputs,
                                                        keep_stateful=True)
-        self._executable = Executable(self._module, self._extra, "tf.function %s%s" % (
-            graph.name, self.pretty_printed_signature(verbose=False)), jit_compile)
+        self._label = "tf.function %s%s" % (graph.name,
+                                            self.pretty_printed_signature(verbose=False))
+        self._jit_compile = jit_compile
+        self._executable = Executable(self._module, self._extra, self._label, jit_compile)
+        self._values_executable = None
         self._inference_fn = AtomicFunction(self)
 
     @property
@@ -284,11 +288,28 @@ class ConcreteFunction(types_core.ConcreteFunction):
         return "<ConcreteFunction %s at 0x%X>" % (self.pretty_printed_signature(False), id(self))
 
     def _run(self, input_values):
-        values = self._executable.run(input_values)
+        values = self._executable_for(input_values).run(input_values)
         it = iter([_wrap_output(v) for v in values])
         flat = [next(it) if isinstance(leaf, SymbolicTensor) else leaf
                 for leaf in _flatten(self.structured_outputs)]
         return _pack_as(self.structured_outputs, flat)
+
+    def _executable_for(self, input_values):
+        """The module for a call: where no GradientTape records and no input carries autograd
+        history, nothing can differentiate the results, so they come from a module that
+        returns plain values, as TF's function call returns tensors no tape recorded. Its
+        gradient steps free their autograd graph as they go, and torch.compile keeps a
+        train step's tape and the loss it returns in one compiled graph. Otherwise (a traced
+        model's forward pass under a tape) the results keep their history."""
+        if tape.recording() or torch.is_grad_enabled() and any(
+                isinstance(v, torch.Tensor) and v.requires_grad for v in input_values):
+            return self._executable
+        if self._values_executable is None:
+            module, extra = self.graph.build_module(self.inputs, self._flat_outputs,
+                                                    keep_stateful=True, values_only=True)
+            self._values_executable = Executable(module, extra, self._label,
+                                                 self._jit_compile)
+        return self._values_executable
 
     def __call__(self, *args, **kwargs):
         try:
