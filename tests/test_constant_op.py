@@ -102,6 +102,30 @@ def test_printing_and_conversion_read_as_tf():
     assert str(dim) == "3" and dim == 3
 
 
+def test_numpy_is_a_copy_and_asarray_a_read_only_view_as_in_tf2():
+    """TF 2's `numpy()` copies ("tensors are immutable"): changing that array leaves the
+    tensor, and a dataset's cache holding it, as they were. `np.asarray` gives a read-only
+    view; `np.array`, `copy=True` or another dtype give an array of their own."""
+    t = tf.constant([1.0, 2.0])
+    value = t.numpy()
+    value *= 10.0
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    view = np.asarray(t)
+    assert not view.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        view[0] = 5.0
+    for own in (np.array(t), np.asarray(t, dtype=np.float64), t.__array__(copy=True)):
+        own[0] = 7.0
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    cached = tf.data.Dataset.from_tensor_slices(np.ones((2, 3), np.float32)).cache()
+    for _ in range(2):
+        for row in cached:
+            batch = row.numpy()
+            np.testing.assert_array_equal(batch, [1.0, 1.0, 1.0])
+            batch /= 255.0
+    assert isinstance(tf.constant(3.0).numpy(), np.float32)
+
+
 def test_tensor_shapes_convert_to_tensors_as_tf():
     """A fully known TensorShape converts to int32 dims (int64 if asked); a partly known one
     raises ValueError, another dtype TypeError (tf.reduce_prod(kernel.shape) in TF guides)."""

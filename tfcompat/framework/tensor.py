@@ -59,7 +59,7 @@ class Reference(object):
 
 
 def _numpy_of(t):
-    """numpy value of a torch tensor or string array (may share memory, as TF documents)."""
+    """numpy value of a torch tensor or string array, sharing its memory where it can."""
     if isinstance(t, np.ndarray):
         return t
     if t.dtype == torch.bfloat16:
@@ -131,13 +131,22 @@ class EagerTensor(Tensor):
 
     # ---------------------------------------------------------------- values
     def numpy(self):
-        """The value as numpy (a numpy scalar for rank 0; bytes objects for strings)."""
+        """A copy of the value as numpy (a numpy scalar for rank 0; bytes objects for
+        strings). TF 2 copies ("tensors are immutable"), so a script may change the array it
+        gets; an array sharing the tensor's memory would change the tensor, and with it a
+        dataset's cache or a value used again later."""
         value = _numpy_of(self._t)
-        return value[()] if value.ndim == 0 else value
+        return value[()] if value.ndim == 0 else value.copy()
 
     def __array__(self, dtype=None, copy=None):
+        """`np.asarray(tensor)`: as in TF, a read-only view of the value where numpy can
+        share its memory (`copy=True`, or another dtype, gives a copy of its own)."""
         value = _numpy_of(self._t)
-        return value if dtype is None else value.astype(dtype, copy=False)
+        if copy or (dtype is not None and np.dtype(dtype) != value.dtype):
+            return np.array(value, dtype=dtype, copy=True)
+        view = value.view()
+        view.flags.writeable = False
+        return view
 
     def _scalar(self, kind):
         if self._t.ndim != 0 and int(np.prod(self._t.shape)) != 1:
