@@ -1519,9 +1519,9 @@ class GraphInputs(object):
     A TF1 graph variable's storage is the running session's, and stays the same tensor until
     the session gives some variable a new one (an initializer, a restore, an assign that
     reshapes; `Session._variables_version` counts them). So under a session those storages
-    are looked up once per version, and kept already made the leaves that the module's
-    gradients are taken with respect to: a step of a graph with hundreds of variables (and
-    their optimizer slots) does not look each one up again, as TF's executor does not.
+    are looked up once per version and kept, those the module's gradients are taken with
+    respect to already made leaves: a step of a graph with hundreds of variables (and their
+    optimizer slots) does not look each one up again, as TF's executor does not.
     Every other input (an eager variable, a captured tensor) is read at each run."""
 
     __slots__ = ("nodes", "_cached")
@@ -1529,9 +1529,6 @@ class GraphInputs(object):
     def __init__(self, nodes):
         self.nodes = list(nodes)
         self._cached = None     # (session, version, values, positions read at each run)
-
-    def __len__(self):
-        return len(self.nodes)
 
     def values(self):
         """The inputs' values, each read now."""
