@@ -275,6 +275,37 @@ def test_session_steps_see_every_new_storage_of_their_variables(tmp_path):
             assert sess.run(total) == 6.0
 
 
+def test_session_steps_look_up_variables_once_per_new_storage(monkeypatch):
+    """A training loop's steps reuse the storages their signature resolved: the session is
+    asked for them again only after it gave a variable new storage (here: `load`)."""
+    from tfcompat.variables import Variable as VariableClass
+    tf1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        ws = [tf1.Variable(np.ones((2, 2), np.float32), name="w%d" % i) for i in range(3)]
+        x = tf1.placeholder(tf.float32, [None, 2])
+        h = x
+        for w in ws:
+            h = tf.matmul(h, w)
+        train = tf1.train.AdamOptimizer(0.01).minimize(tf.reduce_sum(h))
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            sess.run(train, {x: np.ones((1, 2), np.float32)})
+            lookups = []
+            real = VariableClass._storage_for_graph
+            monkeypatch.setattr(VariableClass, "_storage_for_graph",
+                                lambda self: lookups.append(self) or real(self))
+            for _ in range(3):
+                sess.run(train, {x: np.ones((1, 2), np.float32)})
+            assert lookups == []
+            ws[0].load(np.zeros((2, 2), np.float32), sess)
+            sess.run(train, {x: np.ones((1, 2), np.float32)})
+            assert len(lookups) == 11   # three weights, two Adam slots each, two beta powers
+            del lookups[:]
+            sess.run(train, {x: np.ones((1, 2), np.float32)})
+            assert lookups == []
+
+
 def test_one_module_run_by_two_sessions_reads_each_ones_variables():
     from tfcompat.framework.default_session import swap_running_session
     from tfcompat.framework.graph import run_module
