@@ -239,8 +239,7 @@ class ConcreteFunction(types_core.ConcreteFunction):
         self._label = "tf.function %s%s" % (graph.name,
                                             self.pretty_printed_signature(verbose=False))
         self._jit_compile = jit_compile
-        self._executable = Executable(self._module, self._extra, self._label, jit_compile)
-        self._values_executable = None
+        self._executable = self._values_executable = None    # made on their first call
         self._inference_fn = AtomicFunction(self)
 
     @property
@@ -303,6 +302,9 @@ class ConcreteFunction(types_core.ConcreteFunction):
         model's forward pass under a tape) the results keep their history."""
         if tape.recording() or torch.is_grad_enabled() and any(
                 isinstance(v, torch.Tensor) and v.requires_grad for v in input_values):
+            if self._executable is None:
+                self._executable = Executable(self._module, self._extra, self._label,
+                                              self._jit_compile)
             return self._executable
         if self._values_executable is None:
             module, extra = self.graph.build_module(self.inputs, self._flat_outputs,
