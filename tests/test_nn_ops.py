@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 import tfcompat as tf
 from tfcompat.framework import errors
-from tfcompat.ops import nn_ops
+from tfcompat.ops import array_ops, nn_ops
 
 rng = np.random.RandomState(0)
 
@@ -658,6 +658,25 @@ def test_conv2d_nhwc_uses_channels_last():
     assert y.is_contiguous() and y.shape == (2, 8, 8, 5)
     p = nn_ops.max_pool._tfcompat_impl(y, 2, 2, "SAME")
     assert p.is_contiguous() and p.shape == (2, 4, 4, 5)
+
+
+@pytest.mark.parametrize("pad", ["conv", "max_pool", "tf.pad"])
+def test_asymmetric_padding_keeps_nhwc_layout_forward_and_backward(pad):
+    """A stride-2 SAME window pads 0 before and 1 after. The padded input and its gradient
+    stay NHWC-contiguous: a gradient in NCHW order made every later elementwise op with it
+    mix layouts (an add 9x, a relu gradient 27x slower)."""
+    x = torch.randn(2, 8, 8, 3, requires_grad=True)
+    w = torch.randn(3, 3, 3, 5)
+    padded = {"conv": lambda: nn_ops.conv2d._tfcompat_impl(x, w, 2, "SAME"),
+              "max_pool": lambda: nn_ops.max_pool._tfcompat_impl(x, 3, 2, "SAME"),
+              "tf.pad": lambda: array_ops.pad._tfcompat_impl(
+                  x, [[0, 0], [0, 1], [0, 1], [0, 0]])}[pad]()
+    grad, = torch.autograd.grad((padded * padded).sum(), [x])
+    assert padded.is_contiguous() and grad.is_contiguous()
+    if pad == "conv":
+        expected = F.conv2d(F.pad(x.detach().permute(0, 3, 1, 2), (0, 1, 0, 1)),
+                            w.permute(3, 2, 0, 1), stride=2).permute(0, 2, 3, 1)
+        assert torch.allclose(padded, expected, atol=1e-5)
 
 
 # ---------------------------------------------------------------- graph-mode shape inference

@@ -18,6 +18,7 @@ concrete tensors, not on the fake tensors of graph building or under torch.compi
 import builtins
 import collections
 import math
+import numbers
 import operator
 
 import numpy as np
@@ -753,6 +754,29 @@ def _reflect_index(n, before, after, symmetric, device):
     return torch.cat([left, base, right])
 
 
+def constant_pad(t, pairs, value):
+    """`t` padded with the number `value` by non-negative (before, after) `pairs` for its
+    last len(pairs) dims.
+
+    `torch.constant_pad_nd`, whose gradient is a crop of the incoming one: a slice assigned
+    into a filled tensor made autograd copy the whole padded gradient and clone the crop
+    into the NCHW layout (a stride-2 SAME conv's train step: 3.9 against 1.2 ms). Where a
+    size is symbolic (a graph being built) constant_pad_nd would fix it to its example
+    value, so the filled tensor gives the static shape there; the graph's runs pad with
+    constant_pad_nd.
+    """
+    if not any(isinstance(size, torch.SymInt) for size in t.shape):
+        return torch.constant_pad_nd(
+            t, [p for before, after in reversed(pairs) for p in (before, after)], value)
+    lead = t.ndim - len(pairs)
+    out = t.new_full(list(t.shape[:lead]) + [size + before + after for size, (before, after)
+                                             in zip(t.shape[lead:], pairs)], value)
+    out[(builtins.slice(None),) * lead + tuple(
+        builtins.slice(before, before + size)
+        for size, (before, _) in zip(t.shape[lead:], pairs))] = t
+    return out
+
+
 def _pad(tensor, paddings, mode, constant_values):
     t = to_torch(tensor)
     mode = mode.upper()
@@ -774,9 +798,12 @@ def _pad(tensor, paddings, mode, constant_values):
             no_value = isinstance(constant_values, int) and constant_values == 0
             fill_value = b"" if no_value else to_torch(constant_values, dtypes.string)[()]
             out = np.full(padded, fill_value, dtype=object)
-        else:
-            fill_value = to_torch(constant_values, dtypes.from_torch(t.dtype))
-            out = fill_value.to(t.device).expand(padded).clone()
+            out[inner] = t
+            return out
+        fill_value = to_torch(constant_values, dtypes.from_torch(t.dtype))
+        if isinstance(constant_values, (numbers.Number, np.generic)):
+            return constant_pad(t, pairs, fill_value.item())
+        out = fill_value.to(t.device).expand(padded).clone()
         out[inner] = t
         return out
     t, table = _movable(t)
