@@ -755,22 +755,24 @@ def _reflect_index(n, before, after, symmetric, device):
 
 
 def constant_pad(t, pairs, value):
-    """`t` padded with the number `value` by non-negative (before, after) `pairs` for its
-    last len(pairs) dims.
+    """`t` padded with `value` (a number, or a scalar tensor) by non-negative
+    (before, after) `pairs` for its last len(pairs) dims.
 
-    `torch.constant_pad_nd`, whose gradient is a crop of the incoming one: a slice assigned
-    into a filled tensor made autograd copy the whole padded gradient and clone the crop
-    into the NCHW layout, which made later elementwise ops with it mix layouts (an add 9x
-    slower). Where a size is symbolic (a graph being built) constant_pad_nd would fix it to
-    its example value, so the filled tensor gives the static shape there; the graph's runs
-    pad with constant_pad_nd.
+    A number pads by `torch.constant_pad_nd`, whose gradient is a crop of the incoming one:
+    a slice assigned into a filled tensor made autograd copy the whole padded gradient and
+    clone the crop into the NCHW layout, which made later elementwise ops with it mix
+    layouts (an add 9x slower). A tensor value, or a symbolic size (a graph being built,
+    where constant_pad_nd would fix the size to its example value), takes the filled
+    tensor; a graph's runs then pad with constant_pad_nd.
     """
-    if not any(isinstance(size, torch.SymInt) for size in t.shape):
+    if not isinstance(value, torch.Tensor) and \
+            not any(isinstance(size, torch.SymInt) for size in t.shape):
         return torch.constant_pad_nd(
             t, [p for before, after in reversed(pairs) for p in (before, after)], value)
     lead = t.ndim - len(pairs)
-    out = t.new_full(list(t.shape[:lead]) + [size + before + after for size, (before, after)
-                                             in zip(t.shape[lead:], pairs)], value)
+    shape = list(t.shape[:lead]) + [size + before + after for size, (before, after)
+                                    in zip(t.shape[lead:], pairs)]
+    out = torch.as_tensor(value, dtype=t.dtype, device=t.device).expand(shape).clone()
     out[(builtins.slice(None),) * lead + tuple(
         builtins.slice(before, before + size)
         for size, (before, _) in zip(t.shape[lead:], pairs))] = t
@@ -792,20 +794,16 @@ def _pad(tensor, paddings, mode, constant_values):
     if any(p < 0 for p in pads):
         raise errors.InvalidArgumentError("Paddings must be non-negative: %s" % pairs)
     if mode == "CONSTANT":
-        padded = [n + a + b for n, (a, b) in zip(t.shape, pairs)]
-        inner = tuple(builtins.slice(a, a + n) for n, (a, _) in zip(t.shape, pairs))
         if isinstance(t, np.ndarray):
             no_value = isinstance(constant_values, int) and constant_values == 0
             fill_value = b"" if no_value else to_torch(constant_values, dtypes.string)[()]
-            out = np.full(padded, fill_value, dtype=object)
-            out[inner] = t
+            out = np.full([n + a + b for n, (a, b) in zip(t.shape, pairs)], fill_value,
+                          dtype=object)
+            out[tuple(builtins.slice(a, a + n) for n, (a, _) in zip(t.shape, pairs))] = t
             return out
         fill_value = to_torch(constant_values, dtypes.from_torch(t.dtype))
-        if isinstance(constant_values, (numbers.Number, np.generic)):
-            return constant_pad(t, pairs, fill_value.item())
-        out = fill_value.to(t.device).expand(padded).clone()
-        out[inner] = t
-        return out
+        return constant_pad(t, pairs, fill_value.item() if isinstance(
+            constant_values, (numbers.Number, np.generic)) else fill_value)
     t, table = _movable(t)
     symmetric = mode == "SYMMETRIC"
     for d, (before, after) in enumerate(pairs):
